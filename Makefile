@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce top-level build.  See README.md; `make help` lists the targets.
+
+TOP		:= $(CURDIR)
+BUILD		?= $(TOP)/build
+KERNELS		?= 6.1 6.12
+RDMA_CORE_VER	:= 56.1
+RDMA_CORE_SRC	?= $(BUILD)/rdma-core-$(RDMA_CORE_VER)
+
+export TOP BUILD KERNELS RDMA_CORE_SRC
+
+.PHONY: all help deps module provider tools tests-build check check-unit \
+	check-sim check-fuzz check-vm demo bench bench-core soak fuzz \
+	coverage install clean
+
+all: module provider tools tests-build
+
+help:
+	@echo 'make deps        install packages and the pinned rdma-core source (root)'
+	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests'
+	@echo 'make check       deps + build + every test (unit, sim, fuzz, VM on each kernel)'
+	@echo 'make demo        two QEMU guests talking over sroce'
+	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
+	@echo 'make install     install module and provider on this host'
+
+deps:
+	@scripts/deps.sh
+
+module:
+	$(MAKE) -C kernel KERNELS="$(KERNELS)"
+
+provider:
+	@scripts/build-provider.sh "$(RDMA_CORE_SRC)"
+
+tools:
+	$(MAKE) -C tools
+
+tests-build:
+	$(MAKE) -C tests all
+
+# The test phases.  Each ends its output with "N passed, M failed";
+# scripts/check.sh times them and adds the counts up.
+check:
+	@scripts/check.sh
+
+check-unit:
+	@$(MAKE) -s -C tests check-unit
+
+check-sim:
+	@$(MAKE) -s -C tests check-sim
+
+check-fuzz:
+	@$(MAKE) -s -C tests check-fuzz
+
+check-vm:
+	@tests/vm/run-all.sh $(KERNELS)
+
+demo: deps
+	@$(MAKE) -s all
+	@tests/vm/demo.sh
+
+bench-core:
+	@$(MAKE) -s -C tests bench-core
+
+soak:
+	@$(MAKE) -s -C tests soak
+
+fuzz:
+	@$(MAKE) -s -C tests fuzz
+
+coverage:
+	@$(MAKE) -s -C tests coverage
+
+install:
+	@scripts/install.sh
+
+clean:
+	$(MAKE) -C kernel clean
+	$(MAKE) -C tests clean
+	$(MAKE) -C tools clean
+	rm -rf $(BUILD)/kernel $(BUILD)/tests $(BUILD)/tools

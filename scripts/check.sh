@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every phase in order, each timed.  A phase's output ends with
+# "N passed, M failed"; a phase that fails without one counts as one
+# failure.  The last line is the total.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+logs=$build/logs
+mkdir -p "$logs"
+cd "$top" || exit 1
+
+phases=(deps build unit sim fuzz vm)
+declare -A cmd=(
+	[deps]="scripts/deps.sh"
+	[build]="make -s all"
+	[unit]="make -s check-unit"
+	[sim]="make -s check-sim"
+	[fuzz]="make -s check-fuzz"
+	[vm]="make -s check-vm"
+)
+# deps and build are prerequisites, not tests: they count only if they fail.
+declare -A counted=([unit]=1 [sim]=1 [fuzz]=1 [vm]=1)
+
+total_pass=0 total_fail=0 summary=()
+for p in "${phases[@]}"; do
+	echo "=== check: $p"
+	start=$SECONDS
+	${cmd[$p]} 2>&1 | tee "$logs/$p.log"
+	rc=${PIPESTATUS[0]}
+	secs=$((SECONDS - start))
+	line=$(grep -E '^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed' "$logs/$p.log" | tail -n1)
+	pass=0 fail=0
+	if [[ -n $line && -n ${counted[$p]:-} ]]; then
+		pass=$(sed -E 's/.*\b([0-9]+) passed.*/\1/' <<<"$line")
+		fail=$(sed -E 's/.*\b([0-9]+) failed.*/\1/' <<<"$line")
+	fi
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	summary+=("$(printf '%-6s %5ds  %4d passed  %3d failed  (exit %d)' "$p" "$secs" "$pass" "$fail" "$rc")")
+	if ((rc != 0)) && [[ $p == deps || $p == build ]]; then
+		break
+	fi
+done
+
+echo "=== check: summary (logs in $logs)"
+printf '%s\n' "${summary[@]}"
+echo "check: $total_pass passed, $total_fail failed"
+((total_fail == 0))
