@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Graft provider/ into an rdma-core source tree as providers/sroce and build
+# that tree in place (libibverbs, librdmacm, every provider, ours included).
+#
+#   scripts/build-provider.sh [RDMA_CORE_SRC]     default build/rdma-core-56.1
+#
+# The graft is a copy: provider/*, plus kernel/uapi/sroce-abi.h, which exists
+# once in this repository and is shared with the kernel module.  Files are
+# only rewritten when their content changed, so ninja rebuilds nothing when
+# nothing changed.  Edit provider/, never the graft.
+#
+# Output: <src>/build/lib/libsroce-rdmav<PABI>.so and
+#         <src>/build/etc/libibverbs.d/sroce.driver, plus the tests' probe
+#         $BUILD/provider/ibv_provider (which provider claimed each device).
+# Environment: NINJA_JOBS (default 2), CMAKE_EXTRA (extra cmake arguments).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=${1:-${RDMA_CORE_SRC:-$top/build/rdma-core-56.1}}
+jobs=${NINJA_JOBS:-2}
+
+die() { echo "build-provider: $*" >&2; exit 1; }
+
+[[ -f $src/CMakeLists.txt && -d $src/libibverbs && -d $src/providers ]] ||
+	die "$src is not an rdma-core source tree (run 'make deps' or set RDMA_CORE_SRC)"
+src=$(cd "$src" && pwd)
+command -v cmake >/dev/null || die "cmake missing (make deps)"
+command -v ninja >/dev/null || die "ninja missing (make deps)"
+
+graft=$src/providers/sroce
+stamp=$graft/.sroce-graft
+
+# A providers/sroce we did not create is the user's: leave it alone.
+if [[ -e $graft && ! -e $stamp ]]; then
+	die "$graft exists and was not created by this script; move it away"
+fi
+mkdir -p "$graft"
+echo "grafted from $top by scripts/build-provider.sh; edits here are overwritten" >"$stamp.tmp"
+mv -f "$stamp.tmp" "$stamp"
+
+# Copy $1 to $2 only if the content differs: keeps mtimes, keeps ninja idle.
+sync_file() {
+	cmp -s "$1" "$2" 2>/dev/null || cp -f "$1" "$2"
+}
+
+want=()
+for f in "$top"/provider/*; do
+	[[ -f $f ]] || continue
+	sync_file "$f" "$graft/${f##*/}"
+	want+=("${f##*/}")
+done
+sync_file "$top/kernel/uapi/sroce-abi.h" "$graft/sroce-abi.h"
+want+=(sroce-abi.h)
+
+# Drop files removed from provider/ since the last graft.
+for f in "$graft"/*; do
+	[[ -f $f ]] || continue
+	keep=
+	for w in "${want[@]}"; do
+		[[ ${f##*/} == "$w" ]] && keep=1 && break
+	done
+	[[ -n $keep ]] || rm -f "$f"
+done
+
+# Register the provider next to the others, once.
+cml=$src/CMakeLists.txt
+if ! grep -qx 'add_subdirectory(providers/sroce)' "$cml"; then
+	last=$(grep -n '^add_subdirectory(providers/' "$cml" | tail -n1 | cut -d: -f1)
+	[[ -n $last ]] || die "no add_subdirectory(providers/...) line in $cml"
+	sed -i "${last}a add_subdirectory(providers/sroce)" "$cml"
+	echo "build-provider: registered providers/sroce in $cml"
+fi
+
+pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$cml")
+[[ -n $pabi ]] || die "cannot read IBVERBS_PABI_VERSION from $cml"
+
+bdir=$src/build
+mkdir -p "$bdir"
+if [[ ! -f $bdir/build.ninja ]]; then
+	# shellcheck disable=SC2086
+	(cd "$bdir" && cmake -GNinja -DIN_PLACE=1 -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 \
+		${CMAKE_EXTRA:-} ..) >"$bdir/sroce-cmake.log" 2>&1 ||
+		{ tail -n 30 "$bdir/sroce-cmake.log" >&2; die "cmake failed (log: $bdir/sroce-cmake.log)"; }
+fi
+# An existing build re-runs cmake by itself when CMakeLists.txt changed.
+log=$bdir/sroce-ninja.log
+if ! ninja -C "$bdir" -j "$jobs" >"$log" 2>&1; then
+	grep -v '^\[' "$log" | tail -n 40 >&2
+	die "ninja failed in $bdir (log: $log)"
+fi
+tail -n 1 "$log"
+
+so=$bdir/lib/libsroce-rdmav$pabi.so
+drv=$bdir/etc/libibverbs.d/sroce.driver
+[[ -f $so ]] || die "$so was not built"
+[[ -f $drv ]] || die "$drv was not written"
+
+# The tests' probe for which provider claimed a device (tests/vm/provider).
+out=${BUILD:-$top/build}/provider
+probe=$top/tests/vm/provider/ibv_provider.c
+mkdir -p "$out"
+if [[ ! $out/ibv_provider -nt $probe || ! $out/ibv_provider -nt $so ||
+      $(cat "$out/ibv_provider.src" 2>/dev/null) != "$src" ]]; then
+	${CC:-gcc} -O2 -Wall -Werror -I"$bdir/include" -o "$out/ibv_provider" "$probe" \
+		-L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||
+		die "cannot build $out/ibv_provider"
+	echo "$src" >"$out/ibv_provider.src"
+fi
+echo "build-provider: ok: $so"
