@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The sroce ib_device: its ops table, the query verbs, port state and
+ * per-device object accounting.  Nothing here knows the wire protocol.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/sysfs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "uapi/sroce-abi.h"
+#include "sroce.h"
+
+static const char * const sroce_obj_name[SROCE_OBJ_MAX] = {
+	[SROCE_OBJ_UCONTEXT]	= "ucontext",
+	[SROCE_OBJ_PD]		= "pd",
+	[SROCE_OBJ_AH]		= "ah",
+	[SROCE_OBJ_CQ]		= "cq",
+	[SROCE_OBJ_QP]		= "qp",
+	[SROCE_OBJ_SRQ]		= "srq",
+	[SROCE_OBJ_MR]		= "mr",
+};
+
+static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
+	[SROCE_OBJ_UCONTEXT]	= SROCE_MAX_UCONTEXT,
+	[SROCE_OBJ_PD]		= SROCE_MAX_PD,
+	[SROCE_OBJ_AH]		= SROCE_MAX_AH,
+	[SROCE_OBJ_CQ]		= SROCE_MAX_CQ,
+	[SROCE_OBJ_QP]		= SROCE_MAX_QP,
+	[SROCE_OBJ_SRQ]		= SROCE_MAX_SRQ,
+	[SROCE_OBJ_MR]		= SROCE_MAX_MR,
+};
+
+/* Count one more object of @type, refusing it beyond the advertised limit. */
+int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type)
+{
+	if (atomic_inc_return(&sdev->nobj[type]) > sroce_obj_limit[type]) {
+		atomic_dec(&sdev->nobj[type]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type)
+{
+	WARN_ON_ONCE(atomic_dec_return(&sdev->nobj[type]) < 0);
+}
+
+/*
+ * The IB MTU (payload per packet) a netdev MTU can carry, or 0 when even
+ * 256 bytes do not fit.  See SROCE_ROCEV2_MAX_OVERHEAD.
+ */
+static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	if (ndev_mtu < SROCE_ROCEV2_MAX_OVERHEAD)
+		return 0;
+	for (mtu = SROCE_PORT_MAX_MTU; mtu >= IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) <=
+		    ndev_mtu - SROCE_ROCEV2_MAX_OVERHEAD)
+			return mtu;
+	return 0;
+}
+
+/*
+ * The port is ACTIVE when the netdev is administratively up, operationally
+ * up (carrier, not dormant) and its MTU carries at least a 256-byte payload.
+ */
+static enum ib_port_state sroce_port_state_now(struct sroce_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	if (netif_running(ndev) && netif_oper_up(ndev) &&
+	    sroce_mtu_from_netdev(READ_ONCE(ndev->mtu)))
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+/* Called from the netdev notifier: report a port state change, if any. */
+void sroce_port_update(struct sroce_dev *sdev)
+{
+	enum ib_port_state state = sroce_port_state_now(sdev);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SROCE_PORT,
+	};
+	bool changed;
+
+	spin_lock_bh(&sdev->port_lock);
+	changed = sdev->port_state != state;
+	sdev->port_state = state;
+	spin_unlock_bh(&sdev->port_lock);
+	if (!changed)
+		return;
+
+	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+					     IB_EVENT_PORT_ERR;
+	ibdev_info(&sdev->ibdev, "port %s (%s)\n",
+		   state == IB_PORT_ACTIVE ? "active" : "down",
+		   netdev_name(sdev->ndev));
+	ib_dispatch_event(&ev);
+}
+
+static int sroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	/* No driver-specific input is defined; refuse what we can't parse. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = (u64)SROCE_FW_MAJOR << 32 | SROCE_FW_MINOR << 16 |
+		       SROCE_FW_SUBMINOR;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
+	attr->hw_ver = SROCE_HW_VER;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
+	/* Lets "rdma link delete" unregister us. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE_RD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;
+	attr->max_res_rd_atom = SROCE_MAX_RES_RD_ATOM;
+	attr->max_qp_init_rd_atom = SROCE_MAX_QP_INIT_RD_ATOM;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
+					  SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_ah = SROCE_MAX_AH;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = SROCE_MAX_SRQ_SGE;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
+	attr->max_pkeys = SROCE_PORT_PKEY_TBL_LEN;
+	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
+	return 0;
+}
+
+static int sroce_query_port(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct net_device *ndev = sdev->ndev;
+	enum ib_mtu mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
+	int err;
+
+	/* ib_core has zeroed *attr; lid, sm_lid and friends stay 0. */
+	attr->state = sroce_port_state_now(sdev);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = SROCE_PORT_MAX_MTU;
+	attr->active_mtu = mtu ? mtu : IB_MTU_256;
+	attr->gid_tbl_len = SROCE_PORT_GID_TBL_LEN;
+	attr->port_cap_flags = SROCE_PORT_CAP_FLAGS;
+	attr->max_msg_sz = SROCE_PORT_MAX_MSG_SZ;
+	attr->pkey_tbl_len = SROCE_PORT_PKEY_TBL_LEN;
+	attr->max_vl_num = SROCE_PORT_MAX_VL_NUM;
+
+	/* Speed and width mirror the netdev's ethtool link speed. */
+	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			    u16 *pkey)
+{
+	if (index >= SROCE_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+				    struct ib_port_immutable *immutable)
+{
+	/* RoCE v1 and v2: ib_core fills the GID table from the netdev. */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = SROCE_PORT_PKEY_TBL_LEN;
+	immutable->gid_tbl_len = SROCE_PORT_GID_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int sroce_modify_device(struct ib_device *ibdev, int mask,
+			       struct ib_device_modify *props)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	memcpy(ibdev->node_desc, props->node_desc, IB_DEVICE_NODE_DESC_MAX);
+	return 0;
+}
+
+static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	strscpy(str, SROCE_FW_VER_STR, IB_FW_VERSION_NAME_MAX);
+}
+
+/* ib_core calls this once the device is unregistered, or on failed setup. */
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i, n;
+
+	for (i = 0; i < SROCE_OBJ_MAX; i++) {
+		n = atomic_read(&sdev->nobj[i]);
+		if (n)
+			ibdev_warn(ibdev, "%d %s object(s) leaked\n", n,
+				   sroce_obj_name[i]);
+	}
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+/* sysfs: lets the provider recognise a sroce device whatever its name. */
+static ssize_t sroce_abi_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SROCE_UVERBS_ABI_VERSION);
+}
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev = rdma_device_to_drv_device(device,
+							    struct sroce_dev,
+							    ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+
+static struct device_attribute sroce_dev_attr_abi =
+	__ATTR(sroce_abi, 0444, sroce_abi_show, NULL);
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&sroce_dev_attr_abi.attr,
+	&dev_attr_parent.attr,
+	NULL
+};
+
+static const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = SROCE_DRIVER_ID,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.device_group = &sroce_dev_attr_group,
+	.get_dev_fw_str = sroce_get_dev_fw_str,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.modify_device = sroce_modify_device,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+/* Node GUID: the modified EUI-64 of the MAC, as IPv6 addrconf derives it. */
+static __be64 sroce_guid_from_mac(const u8 *mac)
+{
+	u8 eui[8] = {
+		mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]
+	};
+	__be64 guid;
+
+	memcpy(&guid, eui, sizeof(guid));
+	return guid;
+}
+
+/*
+ * Allocate a device bound to @ndev.  From here on the device owns a
+ * reference on @ndev that sroce_dealloc_driver() drops, so the caller
+ * undoes a failure with ib_dealloc_device() alone.
+ */
+struct sroce_dev *sroce_dev_create(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	int i;
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return ERR_PTR(-ENOMEM);
+
+	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	spin_lock_init(&sdev->port_lock);
+	for (i = 0; i < SROCE_OBJ_MAX; i++)
+		atomic_set(&sdev->nobj[i], 0);
+
+	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = SROCE_NUM_PORTS;
+	sdev->ibdev.num_comp_vectors = num_possible_cpus();
+	sdev->ibdev.local_dma_lkey = 0;
+	sdev->ibdev.node_guid = sroce_guid_from_mac(ndev->dev_addr);
+	strscpy(sdev->ibdev.node_desc, SROCE_NODE_DESC,
+		sizeof(sdev->ibdev.node_desc));
+	return sdev;
+}
+
+/*
+ * Register @sdev as @name.  On failure the device is freed; on success it
+ * belongs to ib_core and may be unregistered (and freed) at any time.
+ */
+int sroce_dev_register(struct sroce_dev *sdev, const char *name)
+{
+	int err;
+
+	err = ib_device_set_netdev(&sdev->ibdev, sdev->ndev, SROCE_PORT);
+	if (err)
+		goto err_free;
+
+	sdev->port_state = sroce_port_state_now(sdev);
+	err = ib_register_device(&sdev->ibdev, name, NULL);
+	if (err)
+		goto err_free;
+	return 0;
+
+err_free:
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}

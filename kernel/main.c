@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce module entry: "rdma link add NAME type sroce netdev IF" creates a
+ * device, and the netdev notifier keeps each device's port in step with
+ * its netdev and removes the device when the netdev goes away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "uapi/sroce-abi.h"
+#include "sroce.h"
+
+/* Makes "is there a device on this netdev?" and creating one atomic. */
+static DEFINE_MUTEX(sroce_link_lock);
+
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct ib_device *old;
+	struct sroce_dev *sdev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
+		pr_err("%s: %s is not an Ethernet device (ARPHRD %u)\n",
+		       ibdev_name, netdev_name(ndev), ndev->type);
+		return -EOPNOTSUPP;
+	}
+	if (is_vlan_dev(ndev)) {
+		/* ib_core already adds VLAN GIDs to the real device's port. */
+		pr_err("%s: %s is a VLAN device; use its real device %s\n",
+		       ibdev_name, netdev_name(ndev),
+		       netdev_name(vlan_dev_real_dev(ndev)));
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&sroce_link_lock);
+	old = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
+	if (old) {
+		pr_err("%s: %s already carries sroce device %s\n", ibdev_name,
+		       netdev_name(ndev), dev_name(&old->dev));
+		ib_device_put(old);
+		err = -EEXIST;
+		goto out;
+	}
+
+	sdev = sroce_dev_create(ndev);
+	if (IS_ERR(sdev)) {
+		err = PTR_ERR(sdev);
+		goto out;
+	}
+	err = sroce_dev_register(sdev, ibdev_name);
+	if (err)
+		pr_err("%s: cannot register on %s: %d\n", ibdev_name,
+		       netdev_name(ndev), err);
+	else
+		pr_info("%s: added on %s\n", ibdev_name, netdev_name(ndev));
+out:
+	mutex_unlock(&sroce_link_lock);
+	return err;
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_newlink,
+};
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
+	if (!ibdev)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* We hold rtnl; ib_core finishes the job from a workqueue. */
+		ibdev_info(ibdev, "%s is going away, removing device\n",
+			   netdev_name(ndev));
+		ib_unregister_device_queued(ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sroce_port_update(to_sdev(ibdev));
+		break;
+	default:
+		break;
+	}
+	ib_device_put(ibdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_netdev_nb = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&sroce_link_ops);
+	return 0;
+}
+
+static void __exit sroce_exit(void)
+{
+	/* Waits for a newlink in progress; no new device can appear after. */
+	rdma_link_unregister(&sroce_link_ops);
+	ib_unregister_driver(SROCE_DRIVER_ID);
+	unregister_netdevice_notifier(&sroce_netdev_nb);
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+
+MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * sroce device limits and identity: every number query_device and
+ * query_port report is defined here, once.  Documentation/device.rst
+ * carries the same table; keep the two in step.
+ */
+#ifndef SROCE_PARAMS_H
+#define SROCE_PARAMS_H
+
+#include <linux/sizes.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+/* Identity. */
+#define SROCE_FW_MAJOR			0
+#define SROCE_FW_MINOR			1
+#define SROCE_FW_SUBMINOR		0
+#define SROCE_FW_VER_STR		"0.1.0"
+/* No IEEE OUI of our own: all-ones, the value other software devices use. */
+#define SROCE_VENDOR_ID			0xffffff
+/* "SR" in ASCII, the same value as SROCE_DRIVER_ID. */
+#define SROCE_VENDOR_PART_ID		0x5352
+#define SROCE_HW_VER			1
+#define SROCE_NODE_DESC			"sroce"
+
+/* Per-device object limits. */
+#define SROCE_MAX_UCONTEXT		SZ_64K
+#define SROCE_MAX_PD			SZ_1M
+#define SROCE_MAX_AH			SZ_64K
+#define SROCE_MAX_QP			SZ_128K
+#define SROCE_MAX_QP_WR			SZ_32K
+#define SROCE_MAX_SGE			32
+#define SROCE_MAX_SGE_RD		32
+#define SROCE_MAX_INLINE_DATA		512
+#define SROCE_MAX_CQ			SZ_128K
+#define SROCE_MAX_CQE			SZ_64K
+#define SROCE_MAX_MR			SZ_1M
+#define SROCE_MAX_MR_SIZE		(1ULL << 40)
+#define SROCE_MAX_FAST_REG_PAGES	SZ_512
+#define SROCE_MAX_SRQ			SZ_64K
+#define SROCE_MAX_SRQ_WR		SZ_32K
+#define SROCE_MAX_SRQ_SGE		32
+#define SROCE_MAX_QP_RD_ATOM		128
+#define SROCE_MAX_QP_INIT_RD_ATOM	128
+#define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
+/* Multicast is not implemented yet; report none rather than pretend. */
+#define SROCE_MAX_MCAST_GRP		0
+#define SROCE_MAX_MCAST_QP_ATTACH	0
+/* 4.1 us * 2^15 ~ 134 ms: the delay we promise peers for our ACKs. */
+#define SROCE_LOCAL_CA_ACK_DELAY	15
+/* Any multiple of the CPU page size is fine for a software device. */
+#define SROCE_PAGE_SIZE_CAP		(~(u64)(PAGE_SIZE - 1))
+
+#define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_SYS_IMAGE_GUID |	\
+				 IB_DEVICE_PORT_ACTIVE_EVENT |	\
+				 IB_DEVICE_RC_RNR_NAK_GEN |	\
+				 IB_DEVICE_SRQ_RESIZE |		\
+				 IB_DEVICE_MEM_MGT_EXTENSIONS)
+
+/* Port. */
+#define SROCE_NUM_PORTS			1
+#define SROCE_PORT			1
+#define SROCE_PORT_GID_TBL_LEN		1024
+#define SROCE_PORT_PKEY_TBL_LEN		1
+#define SROCE_PORT_MAX_MSG_SZ		(1U << 31)	/* IBA limit */
+#define SROCE_PORT_MAX_MTU		IB_MTU_4096
+#define SROCE_PORT_MAX_VL_NUM		1
+#define SROCE_PORT_CAP_FLAGS		IB_PORT_CM_SUP
+
+/*
+ * Bytes a RoCEv2 packet adds on top of its IB payload, sized for the worst
+ * case so that an active_mtu payload always fits the netdev MTU (which
+ * counts the IP header but not the Ethernet one):
+ * IPv6 40 + UDP 8 + BTH 12 + AtomicETH 28 (the largest extension header;
+ * RETH + ImmDt is 20) + ICRC 4.
+ */
+#define SROCE_ROCEV2_MAX_OVERHEAD	(40 + 8 + 12 + 28 + 4)
+
+#endif /* SROCE_PARAMS_H */

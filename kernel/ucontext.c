@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * User contexts: one per opened verbs context.  The response tells the
+ * provider which ABI revision this module speaks.
+ */
+#include <linux/minmax.h>
+#include <rdma/ib_verbs.h>
+
+#include "uapi/sroce-abi.h"
+#include "sroce.h"
+
+int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibuc->device);
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+	};
+	int err;
+
+	err = sroce_obj_add(sdev, SROCE_OBJ_UCONTEXT);
+	if (err)
+		return err;
+
+	/* An older provider may know a shorter response: give it a prefix. */
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err) {
+		sroce_obj_del(sdev, SROCE_OBJ_UCONTEXT);
+		return err;
+	}
+	return 0;
+}
+
+void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	sroce_obj_del(to_sdev(ibuc->device), SROCE_OBJ_UCONTEXT);
+}
+
+/* Nothing is mappable until the shared queues exist. */
+int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
