@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RoCEv2 transport of one queue pair: the IBA 10.3 state machine, the
+ * requester (WQE -> packets), the responder (request -> memory, ACK/NAK,
+ * READ/atomic responses) and the completer (ACK/response -> completions,
+ * retransmission).  Documentation/protocol-transport.rst explains the
+ * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
+ *
+ * API changes (newest first; keep this list short and stable):
+ *   v1  first published version.
+ *
+ * Model
+ * -----
+ * The caller embeds struct sroce_qp in its own QP object, hands it all the
+ * storage it will ever use at sroce_qp_init() (send WQE slots, responder
+ * resources) and a table of side-effect operations.  The core never reads
+ * a clock, never arms a timer, never allocates and holds no lock: the
+ * caller serialises every call on one QP (one lock per QP) and passes the
+ * current time to every entry point.  After any call that can move it,
+ * the caller re-arms its one timer at sroce_qp_next_deadline() and calls
+ * sroce_qp_on_deadline() when it fires.  After any call, if
+ * sroce_qp_pending() is true the caller schedules sroce_qp_kick().
+ *
+ * Receive path: the glue checks the ICRC, runs sroce_parse(), looks the
+ * QP up by DestQP and calls sroce_qp_rx(), which checks QP state, opcode
+ * vs QP type, P_Key and Q_Key equality, PSN and opcode sequence, then
+ * runs the responder (requests) or the completer (ACKs and responses).
+ *
+ * Send path: after posting to the SQ or RQ the caller calls
+ * sroce_qp_kick(); the requester pulls new WQEs with ops->next_send()
+ * into its private SQ storage (where they stay until completed, for
+ * retransmission), and builds packets with sroce_build().  Payload is
+ * described, never copied: the glue copies or attaches pages and folds
+ * the ICRC into that pass.
+ *
+ * Values of enums shared with verbs (states, attribute mask bits, access
+ * and send flags, WR and WC opcodes, WC status, events) are numerically
+ * those of <rdma/ib_verbs.h> / <infiniband/verbs.h>, so glue maps them by
+ * assignment.  Exceptions are noted at the enum.
+ */
+#ifndef SROCE_PROTO_QP_H
+#define SROCE_PROTO_QP_H
+
+#include "os.h"
+#include "wire.h"
+#include "drop.h"
+
+/* errno-like return codes; the values are Linux's, negated by callers. */
+#define SROCE_EINVAL		22
+#define SROCE_EAGAIN		11
+#define SROCE_ENOMEM		12
+
+/* Limits of the fixed-size parts of the shared structs. */
+#define SROCE_MAX_SGE		16
+#define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)	/* shares the SGE array */
+#define SROCE_MAX_MSG		(1u << 31)		/* IBA message size limit */
+#define SROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic */
+
+/*
+ * Policy constants (see Documentation/protocol-transport.rst).
+ * SROCE_ACKREQ_EVERY: the requester sets AckReq on the last packet of each
+ * message and on every SROCE_ACKREQ_EVERY-th packet inside a long one.
+ * SROCE_ACK_EVERY: the responder ACKs at least every that many accepted
+ * packets even without AckReq, and SROCE_ACK_DELAY_NS after the oldest
+ * unacknowledged one.
+ * SROCE_MAX_INFLIGHT: unacknowledged PSNs the requester may have out.
+ * SROCE_RX_INLINE_BUDGET: READ response packets sent from inside
+ * sroce_qp_rx(); the rest go out from sroce_qp_kick().
+ */
+#define SROCE_ACKREQ_EVERY	64
+#define SROCE_ACK_EVERY		64
+#define SROCE_ACK_DELAY_NS	20000ull
+#define SROCE_MAX_INFLIGHT	1024
+#define SROCE_RX_INLINE_BUDGET	16
+
+enum sroce_qp_type {
+	SROCE_QPT_RC = 2,	/* IB_QPT_RC */
+	SROCE_QPT_UC = 3,	/* IB_QPT_UC */
+	SROCE_QPT_UD = 4,	/* IB_QPT_UD */
+};
+
+enum sroce_qp_state {		/* ib_qp_state */
+	SROCE_QPS_RESET,
+	SROCE_QPS_INIT,
+	SROCE_QPS_RTR,
+	SROCE_QPS_RTS,
+	SROCE_QPS_SQD,
+	SROCE_QPS_SQE,
+	SROCE_QPS_ERR,
+};
+
+enum sroce_qp_attr_mask {	/* ib_qp_attr_mask */
+	SROCE_QP_STATE			= 1 << 0,
+	SROCE_QP_CUR_STATE		= 1 << 1,
+	SROCE_QP_EN_SQD_ASYNC_NOTIFY	= 1 << 2,
+	SROCE_QP_ACCESS_FLAGS		= 1 << 3,
+	SROCE_QP_PKEY_INDEX		= 1 << 4,
+	SROCE_QP_PORT			= 1 << 5,
+	SROCE_QP_QKEY			= 1 << 6,
+	SROCE_QP_AV			= 1 << 7,
+	SROCE_QP_PATH_MTU		= 1 << 8,
+	SROCE_QP_TIMEOUT		= 1 << 9,
+	SROCE_QP_RETRY_CNT		= 1 << 10,
+	SROCE_QP_RNR_RETRY		= 1 << 11,
+	SROCE_QP_RQ_PSN			= 1 << 12,
+	SROCE_QP_MAX_QP_RD_ATOMIC	= 1 << 13,
+	SROCE_QP_ALT_PATH		= 1 << 14,
+	SROCE_QP_MIN_RNR_TIMER		= 1 << 15,
+	SROCE_QP_SQ_PSN			= 1 << 16,
+	SROCE_QP_MAX_DEST_RD_ATOMIC	= 1 << 17,
+	SROCE_QP_PATH_MIG_STATE		= 1 << 18,
+	SROCE_QP_CAP			= 1 << 19,
+	SROCE_QP_DEST_QPN		= 1 << 20,
+};
+
+enum sroce_access {		/* ib_access_flags */
+	SROCE_ACCESS_LOCAL_WRITE	= 1 << 0,
+	SROCE_ACCESS_REMOTE_WRITE	= 1 << 1,
+	SROCE_ACCESS_REMOTE_READ	= 1 << 2,
+	SROCE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+};
+
+/*
+ * Attributes, as in ib_qp_attr.  @pkey is the P_Key value the caller read
+ * from its table at @pkey_index: pass both whenever SROCE_QP_PKEY_INDEX is
+ * in the mask (the core compares values, it has no table).  The address
+ * vector (SROCE_QP_AV) and port are the caller's: the core only checks the
+ * mask bits.
+ */
+struct sroce_qp_attr {
+	enum sroce_qp_state qp_state;
+	enum sroce_qp_state cur_qp_state;
+	u8 path_mtu;		/* ib_mtu: 1 = 256 .. 5 = 4096 */
+	u8 en_sqd_async_notify;
+	u8 sq_draining;		/* query only */
+	u8 max_rd_atomic;	/* initiator depth */
+	u8 max_dest_rd_atomic;	/* responder resources */
+	u8 min_rnr_timer;	/* 5-bit IBTA RNR timer code */
+	u8 port_num;
+	u8 timeout;		/* 4.096 us * 2^timeout; 0 = infinite */
+	u8 retry_cnt;		/* 0..7 */
+	u8 rnr_retry;		/* 0..7, 7 = infinite */
+	u16 pkey_index;
+	u16 pkey;
+	u32 qkey;
+	u32 rq_psn;
+	u32 sq_psn;
+	u32 dest_qp_num;
+	u32 qp_access_flags;	/* enum sroce_access */
+};
+
+/* Send work request opcodes: ib_uverbs_wr_opcode / ibv_wr_opcode. */
+enum sroce_wr_opcode {
+	SROCE_WR_RDMA_WRITE		= 0,
+	SROCE_WR_RDMA_WRITE_WITH_IMM	= 1,
+	SROCE_WR_SEND			= 2,
+	SROCE_WR_SEND_WITH_IMM		= 3,
+	SROCE_WR_RDMA_READ		= 4,
+	SROCE_WR_ATOMIC_CMP_AND_SWP	= 5,
+	SROCE_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	SROCE_WR_SEND_WITH_INV		= 9,
+};
+
+enum sroce_send_flags {		/* ib_send_flags */
+	SROCE_SEND_FENCE	= 1 << 0,
+	SROCE_SEND_SIGNALED	= 1 << 1,
+	SROCE_SEND_SOLICITED	= 1 << 2,
+	SROCE_SEND_INLINE	= 1 << 3,
+};
+
+struct sroce_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+/*
+ * A send WQE, copied out of any shared ring and validated (num_sge,
+ * inline length, opcode known) by the caller.  The core still checks the
+ * opcode against the QP type and completes a bad one with LOC_QP_OP_ERR.
+ */
+struct sroce_send_wqe {
+	u64 wr_id;
+	u8 opcode;		/* enum sroce_wr_opcode */
+	u8 send_flags;		/* enum sroce_send_flags */
+	u8 num_sge;		/* when not inline */
+	u32 ex;			/* imm_data (host order of the wire value) or invalidate_rkey */
+	u32 inline_len;		/* when SROCE_SEND_INLINE */
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {
+			u32 ah;		/* caller's address handle, echoed in emit */
+			u32 remote_qpn;
+			u32 remote_qkey; /* bit 31 set: use the QP's Q_Key */
+		} ud;
+	};
+	union {
+		struct sroce_sge sge[SROCE_MAX_SGE];
+		u8 inline_data[SROCE_MAX_INLINE];
+	};
+};
+
+struct sroce_recv_wqe {
+	u64 wr_id;
+	u8 num_sge;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+/* Work completion status: ib_wc_status / ibv_wc_status. */
+enum sroce_wc_status {
+	SROCE_WC_SUCCESS		= 0,
+	SROCE_WC_LOC_LEN_ERR		= 1,
+	SROCE_WC_LOC_QP_OP_ERR		= 2,
+	SROCE_WC_LOC_EEC_OP_ERR		= 3,
+	SROCE_WC_LOC_PROT_ERR		= 4,
+	SROCE_WC_WR_FLUSH_ERR		= 5,
+	SROCE_WC_MW_BIND_ERR		= 6,
+	SROCE_WC_BAD_RESP_ERR		= 7,
+	SROCE_WC_LOC_ACCESS_ERR		= 8,
+	SROCE_WC_REM_INV_REQ_ERR	= 9,
+	SROCE_WC_REM_ACCESS_ERR		= 10,
+	SROCE_WC_REM_OP_ERR		= 11,
+	SROCE_WC_RETRY_EXC_ERR		= 12,
+	SROCE_WC_RNR_RETRY_EXC_ERR	= 13,
+	SROCE_WC_LOC_RDD_VIOL_ERR	= 14,
+	SROCE_WC_REM_INV_RD_REQ_ERR	= 15,
+	SROCE_WC_REM_ABORT_ERR		= 16,
+	SROCE_WC_INV_EECN_ERR		= 17,
+	SROCE_WC_INV_EEC_STATE_ERR	= 18,
+	SROCE_WC_FATAL_ERR		= 19,
+	SROCE_WC_RESP_TIMEOUT_ERR	= 20,
+	SROCE_WC_GENERAL_ERR		= 21,
+};
+
+/* Work completion opcodes: ib_wc_opcode / ibv_wc_opcode. */
+enum sroce_wc_opcode {
+	SROCE_WC_SEND			= 0,
+	SROCE_WC_RDMA_WRITE		= 1,
+	SROCE_WC_RDMA_READ		= 2,
+	SROCE_WC_COMP_SWAP		= 3,
+	SROCE_WC_FETCH_ADD		= 4,
+	SROCE_WC_RECV			= 128,
+	SROCE_WC_RECV_RDMA_WITH_IMM	= 129,
+};
+
+/*
+ * Work completion flags: the kernel's ib_wc_flags values.  (libibverbs
+ * numbers WITH_INV differently, 1 << 3: the provider translates.)
+ */
+enum sroce_wc_flags {
+	SROCE_WC_F_GRH		= 1 << 0,
+	SROCE_WC_F_WITH_IMM	= 1 << 1,
+	SROCE_WC_F_WITH_INV	= 1 << 2,
+};
+
+/*
+ * A completion.  On error only wr_id, status, opcode (best effort),
+ * is_recv and qp_num are meaningful, as in verbs.  For flush completions
+ * of receive WQEs opcode is SROCE_WC_RECV.
+ */
+struct sroce_cqe {
+	u64 wr_id;
+	u8 status;		/* enum sroce_wc_status */
+	u8 opcode;		/* enum sroce_wc_opcode */
+	u8 is_recv;		/* from the receive queue (or SRQ) */
+	u8 flags;		/* enum sroce_wc_flags */
+	u32 byte_len;		/* receive: payload bytes placed (UD: + 40 GRH) */
+	u32 ex;			/* imm_data (host order) or invalidated rkey */
+	u32 qp_num;
+	u32 src_qp;		/* UD receive: DETH source QPN */
+	u16 pkey_index;
+	u8 solicited;		/* receive: BTH SE bit set */
+	u32 vendor_err;		/* the NAK syndrome for remote errors */
+};
+
+/* Asynchronous QP events: ib_event_type. */
+enum sroce_qp_event {
+	SROCE_EVENT_QP_FATAL		= 1,
+	SROCE_EVENT_QP_REQ_ERR		= 2,
+	SROCE_EVENT_QP_ACCESS_ERR	= 3,
+	SROCE_EVENT_COMM_EST		= 4,
+	SROCE_EVENT_SQ_DRAINED		= 5,
+	SROCE_EVENT_QP_LAST_WQE_REACHED	= 16,
+};
+
+/*
+ * A resolved, checked range of registered memory.  Filled by
+ * ops->mem_access(), opaque to the core except for @len.  It is valid only
+ * until the core entry point that obtained it returns: the caller keeps
+ * the memory alive across its own per-QP locked call (RCU, refcount held
+ * by the QP call, ...); the core keeps no mem_ref across calls.
+ */
+struct sroce_mem_ref {
+	void *mr;		/* caller's object */
+	u64 va;			/* first byte of the checked range */
+	u32 len;
+	u32 priv;		/* caller's use */
+};
+
+/* One piece of a packet's payload: @len bytes at @off into @ref's range. */
+struct sroce_tx_seg {
+	struct sroce_mem_ref ref;
+	u32 off;
+	u32 len;
+};
+
+/*
+ * A packet to transmit.  hdr[] holds BTH and extension headers already
+ * encoded (sroce_build), hdr_len bytes.  Payload is either @inline_data
+ * (@paylen bytes, valid during the call) or nseg segments summing to
+ * @paylen.  The caller appends @pad zero bytes and the ICRC, and adds
+ * UDP/IP: for RC/UC towards the QP's address vector, for UD towards @ah.
+ */
+struct sroce_tx_pkt {
+	u8 hdr[SROCE_MAX_HDR_LEN];
+	u16 hdr_len;
+	u8 pad;
+	u8 nseg;
+	u32 paylen;
+	u32 ah;			/* UD: the WQE's address handle */
+	u32 psn;		/* copy of the BTH PSN, for tracing */
+	u8 opcode;		/* copy of the BTH opcode */
+	const u8 *inline_data;
+	struct sroce_tx_seg seg[SROCE_MAX_SGE];
+};
+
+/*
+ * Passed as @payload_off to ops->copy_in(): write the 40-byte GRH image
+ * of the packet being received (UD receive buffers start with it).
+ */
+#define SROCE_COPY_GRH		U32_MAX
+#define SROCE_GRH_LEN		40
+
+/*
+ * Side effects, provided by the caller.  Every int-returning op returns 0
+ * on success, non-zero on failure.  Called only from inside a core entry
+ * point, with the caller's per-QP serialisation held.
+ */
+struct sroce_qp_ops {
+	/* Next posted send WQE into @out; SROCE_EAGAIN if none. */
+	int (*next_send)(void *ctx, struct sroce_send_wqe *out);
+	/* Take the next receive WQE (RQ or SRQ); SROCE_EAGAIN if none (RNR). */
+	int (*recv_wqe)(void *ctx, struct sroce_recv_wqe *out);
+	/*
+	 * Resolve @key (an lkey, or an rkey if @remote) for @len bytes at @va
+	 * needing @access (enum sroce_access; 0 = local read).  Checks key
+	 * validity, PD, access flags and bounds.  Failure maps to
+	 * LOC_PROT_ERR locally and to a remote access NAK remotely.
+	 */
+	int (*mem_access)(void *ctx, u32 key, bool remote, u64 va, u32 len,
+			  u32 access, struct sroce_mem_ref *out);
+	/* Transmit one packet; non-zero = try again later (nothing sent). */
+	int (*emit)(void *ctx, const struct sroce_tx_pkt *pkt);
+	/*
+	 * Copy @len payload bytes starting @payload_off into the received
+	 * packet (@payload is the handle given to sroce_qp_rx) to @off in
+	 * @dst.  @payload_off == SROCE_COPY_GRH: write the packet's GRH.
+	 */
+	int (*copy_in)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
+		       const void *payload, u32 payload_off, u32 len);
+	/* Store @len bytes of core data (an atomic's original value). */
+	int (*store)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
+		     const void *src, u32 len);
+	/*
+	 * The 8-byte atomic at @dst (8-aligned, checked by the core): @op is
+	 * SROCE_OP_CMP_SWAP or SROCE_OP_FETCH_ADD; the value before goes to
+	 * *@orig.  The caller makes it atomic against other QPs and the CPU.
+	 */
+	int (*atomic)(void *ctx, const struct sroce_mem_ref *dst, u8 op,
+		      u64 cmp, u64 swap_add, u64 *orig);
+	/* Post a completion to the send or receive CQ (cqe->is_recv). */
+	void (*complete)(void *ctx, const struct sroce_cqe *cqe);
+	/* Asynchronous event; may be NULL. */
+	void (*event)(void *ctx, enum sroce_qp_event ev);
+	/*
+	 * SEND_WITH_INV received: invalidate @rkey.  Non-zero completes the
+	 * receive WQE with LOC_QP_OP_ERR and moves the QP to ERR.  May be
+	 * NULL: then the rkey is only reported in the CQE
+	 * (SROCE_WC_F_WITH_INV, cqe->ex) for the caller to act on.
+	 */
+	int (*invalidate)(void *ctx, u32 rkey);
+};
+
+/* ---- Private state below: embed, but touch only through the API. ---- */
+
+/* A send WQE held by the core until it completes. */
+struct sroce_swqe {
+	struct sroce_send_wqe wr;
+	u32 length;		/* message bytes */
+	u32 first_psn;		/* valid once started */
+	u32 npsn;		/* PSNs the message consumes */
+	u8 status;		/* error found by the requester, completed in order */
+	u8 done;		/* UC/UD: sent, complete when it reaches the head */
+};
+
+/* A responder READ/atomic resource (IBA "responder resources"). */
+struct sroce_rd_res {
+	u8 kind;		/* 0 free, SROCE_OP_READ_REQ, _CMP_SWAP, _FETCH_ADD */
+	u8 pending;		/* responses left to send */
+	u32 psn;		/* first PSN of the original request */
+	u32 npsn;
+	u32 cur_psn;		/* next response PSN to send */
+	u32 end_psn;		/* one past the last PSN to send */
+	u64 va;			/* READ: address of cur_psn's payload */
+	u32 rkey;
+	u32 resid;		/* READ: bytes left from cur_psn */
+	u64 orig;		/* atomic: value returned (replay cache) */
+	u32 msn;		/* MSN carried by the response */
+	u32 seq;		/* allocation order, for eviction */
+};
+
+struct sroce_qp_stats {
+	u64 tx_pkts;
+	u64 rx_pkts;
+	u64 retransmits;	/* go-back-N restarts */
+	u64 timeouts;		/* local ACK timeouts */
+	u64 seq_naks_rcvd;
+	u64 rnr_naks_rcvd;
+	u64 seq_naks_sent;
+	u64 rnr_naks_sent;
+	u64 dup_requests;
+	u64 implied_naks;	/* ACK past an unanswered READ/atomic */
+};
+
+struct sroce_qp {
+	enum sroce_qp_type type;
+	enum sroce_qp_state state;
+	u32 qpn;
+	const struct sroce_qp_ops *ops;
+	void *ctx;
+	struct sroce_qp_attr attr;
+	bool sq_sig_all;
+	bool srq;
+	bool comm_est;
+	u32 mtu;		/* bytes */
+	struct sroce_qp_stats stats;
+
+	/* SQ storage: indices are free-running, slot = idx % sq_size. */
+	struct sroce_swqe *sq;
+	u32 sq_size;
+
+	struct {
+		u32 tail;	/* one past the newest WQE pulled in */
+		u32 next;	/* WQE being sent (or next to start) */
+		u32 hi;		/* one past the newest WQE ever started */
+		u32 off_psn;	/* PSNs of wqe[next] already sent */
+		u32 psn;	/* next PSN to send */
+		u32 psn_hi;	/* one past the highest PSN ever sent */
+		u32 noack;	/* packets since the last AckReq */
+		u8 retry_left;
+		u8 rnr_left;
+		bool rnr_wait;
+		bool timer_on;
+		u64 rnr_deadline;
+		u64 ack_deadline;
+		bool stopped;	/* a WQE with an error blocks further sends */
+		bool sq_drained_sent;
+	} req;
+
+	struct {
+		u32 head;	/* oldest WQE not completed */
+		u32 psn;	/* oldest unacknowledged PSN */
+		u32 gap_psn;	/* go-back already done for this comp psn */
+		bool gap_retried;
+	} comp;
+
+	struct {
+		u32 psn;	/* expected PSN */
+		u32 msn;
+		bool nak_sent;	/* NAK-once: seq error / RNR NAK outstanding */
+		bool uc_drop;	/* UC: drop until the next FIRST/ONLY */
+		u8 cur;		/* 0, or SROCE_OPF_SEND / SROCE_OPF_WRITE in progress */
+		u32 off;	/* bytes of the current message placed */
+		u64 va;		/* WRITE in progress */
+		u32 rkey;
+		u32 resid;
+		bool have_rwqe;
+		struct sroce_recv_wqe rwqe;
+		u32 unacked;	/* accepted packets not yet ACKed */
+		u64 ack_deadline;
+		bool ack_held;	/* ACK/NAK waiting behind READ/atomic responses */
+		u8 held_syn;
+		u32 held_psn;
+		u32 res_seq;
+		struct sroce_rd_res *res;
+		u32 max_res;
+	} resp;
+
+	struct sroce_tx_pkt txp;	/* scratch, keeps it off the stack */
+};
+
+struct sroce_qp_init_attr {
+	enum sroce_qp_type type;
+	u32 qpn;
+	struct sroce_swqe *sq;		/* sq_size slots */
+	u32 sq_size;
+	struct sroce_rd_res *res;	/* max_res slots (RC), may be NULL otherwise */
+	u32 max_res;			/* upper bound of max_dest_rd_atomic */
+	bool sq_sig_all;
+	bool srq;			/* receives come from an SRQ */
+	const struct sroce_qp_ops *ops;
+	void *ctx;
+};
+
+/* ---- Entry points.  All take the caller's monotonic time in ns. ---- */
+
+/* Set up @qp in RESET.  -SROCE_EINVAL on a bad argument. */
+int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia);
+
+/*
+ * ib_modify_qp: validates the transition and the attribute mask for the
+ * QP type (IBA 10.3 / ib_modify_qp_is_ok) and the values, then applies
+ * them atomically.  Moving to ERR flushes (completions are posted from
+ * inside this call); moving to RESET forgets all WQEs without completing
+ * them.  Returns 0 or -SROCE_EINVAL.
+ */
+int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
+		    u32 mask, u64 now_ns);
+
+void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr);
+
+/*
+ * Run the requester (and pending READ/atomic responses) for at most
+ * @budget packets.  Also pulls and flushes posted WQEs in ERR (and send
+ * WQEs in SQE).  Returns true if work remains that another kick could do.
+ */
+bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns);
+
+/* True if sroce_qp_kick() has something to do right now. */
+bool sroce_qp_pending(const struct sroce_qp *qp);
+
+/*
+ * A received packet, already ICRC-checked, parsed and matched to this QP
+ * by DestQP.  @payload is the caller's opaque handle, passed back to
+ * ops->copy_in().  Returns SROCE_DROP_NONE if the packet was consumed
+ * (including duplicates that were answered) or why it was dropped.
+ */
+enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			    const void *payload, u64 now_ns);
+
+/* Earliest armed deadline, or U64_MAX. */
+u64 sroce_qp_next_deadline(const struct sroce_qp *qp);
+
+/* Handle every deadline <= @now_ns (retransmit, RNR retry, delayed ACK). */
+void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns);
+
+/* Move to ERR and flush every outstanding send and receive WQE. */
+void sroce_qp_flush(struct sroce_qp *qp, u64 now_ns);
+
+/* Timing helpers, exposed for tests and the documentation. */
+u64 sroce_ack_timeout_ns(u8 timeout);		/* 0 -> U64_MAX */
+u64 sroce_rnr_timer_ns(u8 code);
+
+#endif /* SROCE_PROTO_QP_H */
