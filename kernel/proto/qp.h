@@ -7,6 +7,8 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.1 SROCE_COPY_GRH is a base (GRH byte k = SROCE_COPY_GRH + k);
+ *        private fields may grow (only embed the structs, never poke them).
  *   v1  first published version.
  *
  * Model
@@ -334,11 +336,14 @@ struct sroce_tx_pkt {
 };
 
 /*
- * Passed as @payload_off to ops->copy_in(): write the 40-byte GRH image
- * of the packet being received (UD receive buffers start with it).
+ * UD receive buffers start with the 40-byte GRH of the packet.  The core
+ * asks for it through ops->copy_in() with @payload_off = SROCE_COPY_GRH +
+ * k: copy from byte k of the packet's GRH image (IPv4: 20 zero bytes then
+ * the IP header, as rxe and hardware do) instead of from the payload.
+ * The GRH may span receive SGEs, hence the offset.
  */
-#define SROCE_COPY_GRH		U32_MAX
 #define SROCE_GRH_LEN		40
+#define SROCE_COPY_GRH		(U32_MAX - 63)
 
 /*
  * Side effects, provided by the caller.  Every int-returning op returns 0
@@ -363,7 +368,7 @@ struct sroce_qp_ops {
 	/*
 	 * Copy @len payload bytes starting @payload_off into the received
 	 * packet (@payload is the handle given to sroce_qp_rx) to @off in
-	 * @dst.  @payload_off == SROCE_COPY_GRH: write the packet's GRH.
+	 * @dst.  @payload_off >= SROCE_COPY_GRH: from the GRH image, above.
 	 */
 	int (*copy_in)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		       const void *payload, u32 payload_off, u32 len);
@@ -413,6 +418,7 @@ struct sroce_rd_res {
 	u64 va;			/* READ: address of cur_psn's payload */
 	u32 rkey;
 	u32 resid;		/* READ: bytes left from cur_psn */
+	u32 start_psn;		/* PSN of the (re)request being answered */
 	u64 orig;		/* atomic: value returned (replay cache) */
 	u32 msn;		/* MSN carried by the response */
 	u32 seq;		/* allocation order, for eviction */
