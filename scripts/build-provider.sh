@@ -12,8 +12,8 @@
 # nothing changed.  Edit provider/, never the graft.
 #
 # Output: <src>/build/lib/libsroce-rdmav<PABI>.so and
-#         <src>/build/etc/libibverbs.d/sroce.driver, plus the tests' probe
-#         $BUILD/provider/ibv_provider (which provider claimed each device).
+#         <src>/build/etc/libibverbs.d/sroce.driver, plus two test helpers
+#         in $BUILD/provider (see tests/vm/provider).
 # Environment: NINJA_JOBS (default 2), CMAKE_EXTRA (extra cmake arguments).
 set -euo pipefail
 
@@ -97,15 +97,26 @@ drv=$bdir/etc/libibverbs.d/sroce.driver
 [[ -f $so ]] || die "$so was not built"
 [[ -f $drv ]] || die "$drv was not written"
 
-# The tests' probe for which provider claimed a device (tests/vm/provider).
+# Test helpers for tests/vm/provider, built against this tree: the probe
+# that names the provider which claimed each device, and the shim that
+# hides RDMA netlink.  Rebuilt when their source, the tree or libsroce change.
 out=${BUILD:-$top/build}/provider
-probe=$top/tests/vm/provider/ibv_provider.c
+tsrc=$top/tests/vm/provider
 mkdir -p "$out"
-if [[ ! $out/ibv_provider -nt $probe || ! $out/ibv_provider -nt $so ||
-      $(cat "$out/ibv_provider.src" 2>/dev/null) != "$src" ]]; then
-	${CC:-gcc} -O2 -Wall -Werror -I"$bdir/include" -o "$out/ibv_provider" "$probe" \
-		-L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||
-		die "cannot build $out/ibv_provider"
+stale() {
+	[[ ! $out/$1 -nt $tsrc/$2 || ! $out/$1 -nt $so ||
+	   $(cat "$out/$1.src" 2>/dev/null) != "$src" ]]
+}
+cc=${CC:-gcc}
+if stale ibv_provider ibv_provider.c; then
+	$cc -O2 -Wall -Werror -I"$bdir/include" -o "$out/ibv_provider" \
+		"$tsrc/ibv_provider.c" -L"$bdir/lib" -Wl,-rpath,"$bdir/lib" \
+		-libverbs || die "cannot build $out/ibv_provider"
 	echo "$src" >"$out/ibv_provider.src"
+fi
+if stale no_rdma_netlink.so no_rdma_netlink.c; then
+	$cc -O2 -Wall -Werror -shared -fPIC -o "$out/no_rdma_netlink.so" \
+		"$tsrc/no_rdma_netlink.c" -ldl || die "cannot build $out/no_rdma_netlink.so"
+	echo "$src" >"$out/no_rdma_netlink.so.src"
 fi
 echo "build-provider: ok: $so"
