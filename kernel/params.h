@@ -7,6 +7,7 @@
 #ifndef SROCE_PARAMS_H
 #define SROCE_PARAMS_H
 
+#include <linux/bits.h>
 #include <linux/sizes.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
@@ -35,7 +36,7 @@
 #define SROCE_MAX_CQ			SZ_128K
 #define SROCE_MAX_CQE			SZ_64K
 #define SROCE_MAX_MR			SZ_1M
-#define SROCE_MAX_MR_SIZE		(1ULL << 40)
+#define SROCE_MAX_MR_SIZE		BIT_ULL(40)
 #define SROCE_MAX_FAST_REG_PAGES	SZ_512
 #define SROCE_MAX_SRQ			SZ_64K
 #define SROCE_MAX_SRQ_WR		SZ_32K
@@ -62,7 +63,7 @@
 #define SROCE_PORT			1
 #define SROCE_PORT_GID_TBL_LEN		1024
 #define SROCE_PORT_PKEY_TBL_LEN		1
-#define SROCE_PORT_MAX_MSG_SZ		(1U << 31)	/* IBA limit */
+#define SROCE_PORT_MAX_MSG_SZ		BIT(31)	/* IBA limit */
 #define SROCE_PORT_MAX_MTU		IB_MTU_4096
 #define SROCE_PORT_MAX_VL_NUM		1
 #define SROCE_PORT_CAP_FLAGS		IB_PORT_CM_SUP

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks for the kernel module:
+#   checkpatch --strict (from Debian's linux-source-6.1) on every kernel/
+#   source file, and sparse (make C=2) against each kernel's headers.
+# Usage: scripts/lint.sh [FILE...]   (default: kernel/*.[ch] kernel/uapi/*.h)
+# Ends with "lint: N passed, M failed"; exits non-zero if anything failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+kernels=${LINT_KERNELS-${KERNELS:-6.1 6.12}}
+tarball=/usr/src/linux-source-6.1.tar.xz
+cpdir=$build/checkpatch
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
+
+# checkpatch.pl wants spelling.txt and const_structs.checkpatch beside it.
+if [[ ! -f $cpdir/checkpatch.pl ]]; then
+	if [[ ! -f $tarball ]]; then
+		echo "lint: $tarball missing (apt-get install linux-source-6.1)" >&2
+		echo "lint: 0 passed, 1 failed"
+		exit 1
+	fi
+	mkdir -p "$cpdir"
+	tar -xJf "$tarball" -C "$cpdir" --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch || {
+		echo "lint: 0 passed, 1 failed"
+		exit 1
+	}
+fi
+
+cd "$top" || exit 1
+if (($#)); then
+	files=("$@")
+else
+	files=(kernel/*.c kernel/*.h kernel/uapi/*.h)
+fi
+
+for f in "${files[@]}"; do
+	[[ -f $f ]] || continue
+	ignore=
+	# compat.h is the one place allowed to test the kernel version.
+	[[ $f == */compat.h ]] && ignore=--ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON
+	# Clean means exit 0 and no finding (--terse prints one line each).
+	if out=$(perl "$cpdir/checkpatch.pl" --no-tree --strict --terse \
+			--show-types $ignore -f "$f" 2>&1) &&
+		! grep -q ': \(ERROR\|WARNING\|CHECK\):' <<<"$out"; then
+		ok "checkpatch $f"
+	else
+		echo "$out"
+		bad "checkpatch $f"
+	fi
+done
+
+# Sparse over a fresh build so every file is checked, not just changed ones.
+if ! command -v sparse >/dev/null; then
+	bad "sparse not installed (apt-get install sparse)"
+else
+	for k in $kernels; do
+		kver=$("$top/scripts/kver.sh" "$k") || { bad "sparse $k"; continue; }
+		find "$build/kernel/$kver" -name '*.o' -delete 2>/dev/null
+		if make -s -C kernel "sparse-$k" >"$build/sparse-$k.log" 2>&1; then
+			ok "sparse $kver"
+		else
+			grep -E 'warning|error' "$build/sparse-$k.log" | sort -u
+			bad "sparse $kver (log: build/sparse-$k.log)"
+		fi
+	done
+fi
+
+echo "lint: $passed passed, $failed failed"
+((failed == 0))
