@@ -484,7 +484,7 @@ struct sroce_qp {
 		u32 msn;
 		bool nak_sent;	/* NAK-once: seq error / RNR NAK outstanding */
 		bool uc_drop;	/* UC: drop until the next FIRST/ONLY */
-		u8 cur;		/* 0, or SROCE_OPF_SEND / SROCE_OPF_WRITE in progress */
+		u32 cur;	/* 0, or SROCE_OPF_SEND / SROCE_OPF_WRITE in progress */
 		u32 off;	/* bytes of the current message placed */
 		u64 va;		/* WRITE in progress */
 		u32 rkey;
