@@ -166,12 +166,13 @@ static void deliver(struct sim_link *l, struct sim_evq *q, u64 t,
 	sim_evq_push(q, &e);
 }
 
-void sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
+bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		   struct sim_frame *f)
 {
 	const struct sim_link_cfg *c = &l->cfg;
 	u64 t = now;
 	struct sim_frame *d;
+	bool bad;
 
 	l->st.sent++;
 	l->st.bytes += f->len;
@@ -187,14 +188,20 @@ void sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 	if (c->dead || sroce_rng_ppm(&l->rng, c->loss_ppm)) {
 		l->st.lost++;
 		sim_frame_put(f);
-		return;
+		return true;
 	}
 	t += c->delay_ns;
 	if (c->jitter_ns)
 		t += sroce_rng_below(&l->rng, c->jitter_ns + 1);
 	if (sroce_rng_ppm(&l->rng, c->reorder_ppm)) {
+		/* Held back: later frames overtake it. */
 		l->st.reordered++;
 		t += 1 + sroce_rng_below(&l->rng, c->reorder_ns + 1);
+	} else {
+		/* Jitter varies the delay but a link keeps order. */
+		if (t < l->last_t)
+			t = l->last_t;
+		l->last_t = t;
 	}
 	if (sroce_rng_ppm(&l->rng, c->dup_ppm)) {
 		l->st.dup++;
@@ -206,12 +213,14 @@ void sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		deliver(l, q, t + sroce_rng_below(&l->rng,
 						  4 * c->delay_ns + 1000), d);
 	}
-	if (sroce_rng_ppm(&l->rng, c->corrupt_ppm)) {
+	bad = sroce_rng_ppm(&l->rng, c->corrupt_ppm);
+	if (bad) {
 		l->st.corrupted++;
 		corrupt(l, f);
 	}
 	l->st.delivered++;
 	deliver(l, q, t, f);
+	return bad;
 }
 
 /* RFC 1071 checksum of an IPv4 header. */

@@ -87,14 +87,16 @@ struct sim_link {
 	struct sim_link_stats st;
 	struct sroce_rng rng;
 	u64 busy_until;		/* serialization: when the wire frees up */
+	u64 last_t;		/* latest in-order delivery time */
 	u8 to_side;
 };
 
 /*
  * Put @f on the wire at @now: it is delivered (maybe late, twice,
- * corrupted) through @q, or dropped and returned to the pool.
+ * corrupted) through @q, or dropped and returned to the pool.  Returns
+ * true if it was lost or corrupted.
  */
-void sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
+bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		   struct sim_frame *f);
 
 /*

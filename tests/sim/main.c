@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim: command line of the lossy-network simulator.
+ *
+ *   sim [options]                 one run (see --help)
+ *   sim --suite check [--seed B]  the check-sim matrix
+ *   sim --soak SECONDS [--seed B] random matrices with fresh seeds
+ *
+ * Any failure prints the exact command that reproduces it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+static struct {
+	u64 runs, failed, msgs, bytes, frames, lost_msgs, legit_exc;
+	u64 drops[SROCE_DROP_MAX];
+	double wall;
+	bool verbose;
+} tot;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void defaults(struct sim_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->scenario = "random";
+	o->nqp = 4;
+	o->msgs = 2000;
+	o->max_size = 8u << 20;
+	o->ipv6 = -1;
+	o->types = 1u << SROCE_QPT_RC;
+	o->depth = 16;
+	o->timeout = 10;	/* 4.2 ms */
+	o->retry_cnt = 7;
+	o->rnr_retry = 7;
+	o->min_rnr_timer = 1;	/* 10 us */
+	o->link.delay_ns = 2000;
+	o->link.jitter_ns = 200;
+	o->link.reorder_ns = 20000;
+}
+
+static void ppm_arg(char *b, size_t n, const char *name, u32 ppm)
+{
+	if (ppm)
+		snprintf(b, n, " --%s %g", name, ppm / 10000.0);
+	else
+		b[0] = 0;
+}
+
+static void print_cmd(FILE *f, const struct sim_opts *o)
+{
+	char l[32], d[32], r[32], c[32], types[16] = "";
+
+	ppm_arg(l, sizeof(l), "loss", o->link.loss_ppm);
+	ppm_arg(d, sizeof(d), "dup", o->link.dup_ppm);
+	ppm_arg(r, sizeof(r), "reorder", o->link.reorder_ppm);
+	ppm_arg(c, sizeof(c), "corrupt", o->link.corrupt_ppm);
+	if (o->types & (1u << SROCE_QPT_RC))
+		strcat(types, "rc,");
+	if (o->types & (1u << SROCE_QPT_UC))
+		strcat(types, "uc,");
+	if (o->types & (1u << SROCE_QPT_UD))
+		strcat(types, "ud,");
+	if (types[0])
+		types[strlen(types) - 1] = 0;
+	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
+		(unsigned long long)o->seed, o->scenario, o->nqp, o->msgs,
+		o->max_size, o->mtu ? sroce_mtu_bytes(o->mtu) : 0,
+		o->ipv6 < 0 ? "ip-any" : o->ipv6 ? "ipv6" : "ipv4", types,
+		o->depth, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c,
+		(unsigned long long)o->link.delay_ns,
+		(unsigned long long)o->link.jitter_ns,
+		(unsigned long long)o->link.gbps, o->verbose ? " -v" : "");
+}
+
+/* One run; returns 0 if it passed. */
+static int run_one(const struct sim_opts *o)
+{
+	struct sim *s = malloc(sizeof(*s));
+	double t0 = now_s();
+	int ret;
+	u32 i;
+
+	if (!s)
+		abort();
+	sim_setup(s, o);
+	if (!strcmp(o->scenario, "random"))
+		ret = sim_random(s);
+	else
+		ret = sim_scenario(s, o->scenario);
+	if (ret < 0) {
+		fprintf(stderr, "sim: unknown scenario '%s'\n", o->scenario);
+		exit(2);
+	}
+	tot.runs++;
+	tot.msgs += s->st.msgs;
+	tot.bytes += s->st.bytes;
+	tot.frames += s->st.rx_frames;
+	tot.lost_msgs += s->st.lost_msgs;
+	tot.legit_exc += s->st.retry_exc_legit;
+	for (i = 0; i < SROCE_DROP_MAX; i++)
+		tot.drops[i] += s->st.drops[i];
+	if (s->failed) {
+		tot.failed++;
+		printf("FAIL: %s\n  reproduce: ", s->fail_msg);
+		print_cmd(stdout, &s->o);
+	} else if (o->verbose || tot.verbose) {
+		printf("ok  %-10s seed %llu mtu %u %s: %llu msgs, %llu frames, %llu lost, %llu dup, %llu corrupt, %.2fs\n",
+		       o->scenario, (unsigned long long)o->seed,
+		       sroce_mtu_bytes(s->o.mtu), s->o.ipv6 ? "v6" : "v4",
+		       (unsigned long long)s->st.msgs,
+		       (unsigned long long)s->st.rx_frames,
+		       (unsigned long long)(s->link[0].st.lost +
+					    s->link[1].st.lost),
+		       (unsigned long long)(s->link[0].st.dup +
+					    s->link[1].st.dup),
+		       (unsigned long long)(s->link[0].st.corrupted +
+					    s->link[1].st.corrupted),
+		       now_s() - t0);
+	}
+	fflush(stdout);
+	sim_teardown(s);
+	free(s);
+	return ret;
+}
+
+struct mix {
+	const char *name;
+	u32 loss, dup, reorder, corrupt;	/* ppm */
+	u32 max_size;
+	u32 types;
+	u32 msgs, nqp;
+};
+
+#define RC	(1u << SROCE_QPT_RC)
+#define ALL	(RC | 1u << SROCE_QPT_UC | 1u << SROCE_QPT_UD)
+
+/* The check-sim matrix: loss 0..20 %, reordering, duplication, corruption. */
+static const struct mix check_mix[] = {
+	{ "clean",	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
+	{ "loss0.1",	1000,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
+	{ "loss1",	10000,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
+	{ "loss5",	50000,	0,	0,	0,	64 << 10, ALL, 2000, 8 },
+	{ "loss10",	100000,	0,	0,	0,	32 << 10, ALL, 2000, 8 },
+	{ "loss20",	200000,	0,	0,	0,	16 << 10, ALL, 1500, 8 },
+	{ "reorder",	0,	0,	50000,	0,	1u << 20, ALL, 3000, 8 },
+	{ "dup",	0,	50000,	0,	0,	1u << 20, ALL, 3000, 8 },
+	{ "corrupt",	0,	0,	0,	20000,	1u << 20, ALL, 3000, 8 },
+	{ "mix",	20000,	20000,	20000,	10000,	256 << 10, ALL, 3000, 8 },
+};
+
+static void apply_mix(struct sim_opts *o, const struct mix *m)
+{
+	o->link.loss_ppm = m->loss;
+	o->link.dup_ppm = m->dup;
+	o->link.reorder_ppm = m->reorder;
+	o->link.corrupt_ppm = m->corrupt;
+	o->max_size = m->max_size;
+	o->types = m->types;
+	o->msgs = m->msgs;
+	o->nqp = m->nqp;
+}
+
+static void summary(const char *what)
+{
+	u32 i;
+
+	printf("%s: %llu runs, %llu messages, %.1f MiB, %llu frames in %.1fs: %.0f frames/s",
+	       what, (unsigned long long)tot.runs,
+	       (unsigned long long)tot.msgs, tot.bytes / 1048576.0,
+	       (unsigned long long)tot.frames, tot.wall,
+	       tot.wall > 0 ? tot.frames / tot.wall : 0.0);
+	printf("; UC/UD lost %llu (legit), RC retry-exceeded under loss %llu\n",
+	       (unsigned long long)tot.lost_msgs,
+	       (unsigned long long)tot.legit_exc);
+	printf("drops:");
+	for (i = 1; i < SROCE_DROP_MAX; i++)
+		if (tot.drops[i])
+			printf(" %s=%llu", sroce_drop_name(i),
+			       (unsigned long long)tot.drops[i]);
+	printf("\n");
+}
+
+static int suite_check(struct sim_opts *base, u32 seeds)
+{
+	const char *const *sc;
+	struct sim_opts o;
+	u32 i, k;
+	u64 seed = base->seed;
+
+	for (k = 0; k < seeds; k++) {
+		for (i = 0; i < ARRAY_SIZE(check_mix); i++) {
+			o = *base;
+			apply_mix(&o, &check_mix[i]);
+			o.seed = seed++;
+			run_one(&o);
+		}
+	}
+	for (sc = sim_scenarios; *sc; sc++) {
+		for (k = 0; k < 3; k++) {
+			o = *base;
+			o.scenario = *sc;
+			o.seed = seed++;
+			run_one(&o);
+		}
+	}
+	return 0;
+}
+
+static int soak(struct sim_opts *base, double seconds)
+{
+	double end = now_s() + seconds;
+	const char *const *sc;
+	struct sim_opts o;
+	u64 seed = base->seed;
+	u32 i;
+
+	printf("soak: first seed %llu\n", (unsigned long long)seed);
+	while (now_s() < end) {
+		for (i = 0; i < ARRAY_SIZE(check_mix) && now_s() < end; i++) {
+			o = *base;
+			apply_mix(&o, &check_mix[i]);
+			o.seed = seed++;
+			run_one(&o);
+		}
+		for (sc = sim_scenarios; *sc && now_s() < end; sc++) {
+			o = *base;
+			o.scenario = *sc;
+			o.seed = seed++;
+			run_one(&o);
+		}
+		printf("soak: seeds %llu..%llu done, %llu failed\n",
+		       (unsigned long long)base->seed,
+		       (unsigned long long)seed - 1,
+		       (unsigned long long)tot.failed);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static u32 pct(const char *s)
+{
+	return (u32)(atof(s) * 10000.0 + 0.5);
+}
+
+static int mtu_enum(u32 bytes)
+{
+	int i;
+
+	for (i = 1; i <= 5; i++)
+		if (sroce_mtu_bytes(i) == bytes)
+			return i;
+	return bytes ? -1 : 0;
+}
+
+static void usage(void)
+{
+	const char *const *sc;
+
+	printf("usage: sim [options]\n"
+	       "  --seed N            run seed (suite/soak: first seed)\n"
+	       "  --scenario NAME     random (default) or an error-path scenario\n"
+	       "  --suite check       the check-sim matrix (--seeds K per mix)\n"
+	       "  --soak SECONDS      matrices with fresh seeds until time is up\n"
+	       "  --qps N --msgs N --max-size BYTES --depth N\n"
+	       "  --mtu 256|512|1024|2048|4096 (default: from the seed)\n"
+	       "  --ipv4 | --ipv6     (default: from the seed)\n"
+	       "  --types rc,uc,ud    QP types of the random workload\n"
+	       "  --loss/--dup/--reorder/--corrupt PCT   link impairments\n"
+	       "  --delay NS --jitter NS --gbps N        link timing\n"
+	       "  --timeout N --retry N --rnr-retry N    QP attributes\n"
+	       "  -v                  a line per run\n"
+	       "scenarios:");
+	for (sc = sim_scenarios; *sc; sc++)
+		printf(" %s", *sc);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "seed", 1, 0, 's' }, { "scenario", 1, 0, 'S' },
+		{ "suite", 1, 0, 'U' }, { "seeds", 1, 0, 'K' },
+		{ "soak", 1, 0, 'O' }, { "qps", 1, 0, 'q' },
+		{ "msgs", 1, 0, 'm' }, { "max-size", 1, 0, 'M' },
+		{ "mtu", 1, 0, 'u' }, { "ipv4", 0, 0, '4' },
+		{ "ipv6", 0, 0, '6' }, { "ip-any", 0, 0, 'a' },
+		{ "types", 1, 0, 't' },
+		{ "loss", 1, 0, 'l' }, { "dup", 1, 0, 'd' },
+		{ "reorder", 1, 0, 'r' }, { "corrupt", 1, 0, 'c' },
+		{ "delay", 1, 0, 'D' }, { "jitter", 1, 0, 'J' },
+		{ "gbps", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
+		{ "retry", 1, 0, 'R' }, { "rnr-retry", 1, 0, 'N' },
+		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	struct sim_opts o;
+	const char *suite = NULL;
+	double soak_s = 0, t0;
+	u32 seeds = 1;
+	int c;
+
+	defaults(&o);
+	o.seed = 1;
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'S': o.scenario = optarg; break;
+		case 'U': suite = optarg; break;
+		case 'K': seeds = (u32)atoi(optarg); break;
+		case 'O': soak_s = atof(optarg); break;
+		case 'q': o.nqp = (u32)atoi(optarg); break;
+		case 'm': o.msgs = (u32)atoi(optarg); break;
+		case 'M': o.max_size = (u32)strtoul(optarg, NULL, 0); break;
+		case 'u': o.mtu = mtu_enum((u32)atoi(optarg)); break;
+		case '4': o.ipv6 = 0; break;
+		case '6': o.ipv6 = 1; break;
+		case 'a': o.ipv6 = -1; break;
+		case 't':
+			o.types = (strstr(optarg, "rc") ? 1u << SROCE_QPT_RC : 0) |
+				  (strstr(optarg, "uc") ? 1u << SROCE_QPT_UC : 0) |
+				  (strstr(optarg, "ud") ? 1u << SROCE_QPT_UD : 0);
+			break;
+		case 'l': o.link.loss_ppm = pct(optarg); break;
+		case 'd': o.link.dup_ppm = pct(optarg); break;
+		case 'r': o.link.reorder_ppm = pct(optarg); break;
+		case 'c': o.link.corrupt_ppm = pct(optarg); break;
+		case 'D': o.link.delay_ns = strtoull(optarg, NULL, 0); break;
+		case 'J': o.link.jitter_ns = strtoull(optarg, NULL, 0); break;
+		case 'g': o.link.gbps = strtoull(optarg, NULL, 0); break;
+		case 'T': o.timeout = (u8)atoi(optarg); break;
+		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
+		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
+		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'v': tot.verbose = true; o.verbose = true; break;
+		case 'h': usage(); return 0;
+		default: usage(); return 2;
+		}
+	}
+	if (o.mtu < 0 || !o.nqp || !o.depth || o.depth > 4096) {
+		usage();
+		return 2;
+	}
+	t0 = now_s();
+	if (suite) {
+		if (strcmp(suite, "check")) {
+			usage();
+			return 2;
+		}
+		suite_check(&o, seeds);
+	} else if (soak_s > 0) {
+		soak(&o, soak_s);
+	} else {
+		run_one(&o);
+	}
+	tot.wall = now_s() - t0;
+	summary("sim");
+	printf("sim: %llu passed, %llu failed\n",
+	       (unsigned long long)(tot.runs - tot.failed),
+	       (unsigned long long)tot.failed);
+	return tot.failed ? 1 : 0;
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator's world: endpoints, QP pairs, the receive glue and the
+ * virtual-time event loop.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+void sim_fail(struct sim *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->failed++) {
+		va_start(ap, fmt);
+		vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static struct sim_qp *qp_of(struct sroce_ep_qp *q)
+{
+	return q->user;
+}
+
+/* ops->emit: serialise into a real frame and put it on the link. */
+static int sim_emit(void *arg, struct sroce_ep_qp *q,
+		    const struct sroce_tx_pkt *pkt)
+{
+	struct sim *s = arg;
+	struct sim_qp *sq = qp_of(q);
+	u32 roce = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
+	bool ipv6 = s->o.ipv6 > 0;
+	struct sim_frame *f;
+	u32 off;
+
+	if (q->qp.type == SROCE_QPT_UD) {
+		const struct sroce_ep_ah *ah = sroce_ep_get_ah(q->ep, pkt->ah);
+
+		if (!ah) {
+			sim_fail(s, "emit: unknown AH %u", pkt->ah);
+			return 0;
+		}
+		ipv6 = ah->ipv6;
+	}
+	if (roce > SIM_FRAME_MAX - 48) {
+		sim_fail(s, "emit: %u-byte packet exceeds the MTU", roce);
+		return 0;
+	}
+	f = sim_frame_get();
+	off = sim_encap_hdr(f, ipv6, roce, (u16)(0xc000 | (q->qp.qpn & 0x3fff)),
+			    sq->side);
+	sroce_ep_pkt_copy(q->ep, pkt, f->data + off);
+	sim_encap_icrc(f);
+	if (sim_link_send(&s->link[sq->side], &s->evq, s->now, f)) {
+		/* Remember losses: they excuse a retry exhaustion. */
+		sq->lost_since_ok++;
+		s->qp[!sq->side][sq->idx].lost_since_ok++;
+	}
+	return 0;
+}
+
+static struct sim_qp *lookup(struct sim *s, u8 side, u32 qpn)
+{
+	u32 i = qpn - s->qpn_base[side];
+
+	return i < s->nqp ? s->qp[side] + i : NULL;
+}
+
+static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
+{
+	struct sroce_ep_rx rx;
+	struct sroce_pkt pkt;
+	struct sim_qp *sq;
+	const u8 *bth;
+	u32 len;
+	int r;
+
+	s->st.rx_frames++;
+	r = sim_decap(f, &bth, &len);
+	if (!r)
+		r = sroce_parse(bth, len, &pkt);
+	if (r) {
+		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
+		return;
+	}
+	sq = lookup(s, side, pkt.h.bth.dqpn);
+	if (!sq) {
+		s->st.drops[SROCE_DROP_UNKNOWN_QP]++;
+		return;
+	}
+	rx.payload = bth + pkt.hdr_len;
+	rx.len = pkt.paylen;
+	rx.l3 = f->data;
+	rx.ipv6 = f->ipv6;
+	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, s->now);
+	if (r)
+		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
+	sim_service(s, sq);
+}
+
+static void rearm(struct sim *s, struct sim_qp *sq)
+{
+	u64 d = sroce_qp_next_deadline(&sq->q->qp);
+	struct sim_ev e;
+
+	if (d != U64_MAX && d < s->now)
+		d = s->now;
+	if (d == sq->armed)
+		return;
+	sq->armed = d;
+	if (d == U64_MAX)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.t = d;
+	e.type = SIM_EV_TIMER;
+	e.side = sq->side;
+	e.idx = sq->idx;
+	sim_evq_push(&s->evq, &e);
+}
+
+void sim_service(struct sim *s, struct sim_qp *sq)
+{
+	struct sroce_ep_qp *q = sq->q;
+	struct sroce_cqe c;
+	u32 guard = 0, polled;
+
+	do {
+		/* Posting is followed by a kick: pending() cannot see the SQ. */
+		sroce_qp_kick(&q->qp, 256, s->now);
+		while (sroce_qp_pending(&q->qp)) {
+			sroce_qp_kick(&q->qp, 256, s->now);
+			if (++guard > 100000) {
+				sim_fail(s, "qp %#x: kick never settles",
+					 q->qp.qpn);
+				return;
+			}
+		}
+		polled = 0;
+		/* Completions may post new work, which needs a kick. */
+		while (sroce_ep_poll(&q->scq, &c)) {
+			polled++;
+			s->st.cqes++;
+			if (s->on_cqe)
+				s->on_cqe(s, sq, &c);
+		}
+		while (sroce_ep_poll(&q->rcq, &c)) {
+			polled++;
+			s->st.cqes++;
+			if (s->on_cqe)
+				s->on_cqe(s, sq, &c);
+		}
+	} while (polled && !s->failed);
+	rearm(s, sq);
+	if (q->ep->violations && !s->failed)
+		sim_fail(s, "side %u: core broke an ops contract: %s",
+			 sq->side, q->ep->why);
+}
+
+void sim_at(struct sim *s, u64 t, u32 arg)
+{
+	struct sim_ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.t = t;
+	e.type = SIM_EV_ACTION;
+	e.idx = arg;
+	sim_evq_push(&s->evq, &e);
+}
+
+void sim_run(struct sim *s, bool (*done)(struct sim *s), u64 limit)
+{
+	struct sim_qp *sq;
+	struct sim_ev e;
+
+	while (!s->failed && !(done && done(s))) {
+		if (!sim_evq_pop(&s->evq, &e))
+			break;
+		if (e.t > limit) {
+			/* Not yet: put it back for a later sim_run(). */
+			e.seq = 0;
+			sim_evq_push(&s->evq, &e);
+			s->now = limit;
+			break;
+		}
+		s->st.events++;
+		if (e.t > s->now)
+			s->now = e.t;
+		switch (e.type) {
+		case SIM_EV_FRAME:
+			rx_frame(s, e.side, e.frame);
+			sim_frame_put(e.frame);
+			break;
+		case SIM_EV_TIMER:
+			sq = &s->qp[e.side][e.idx];
+			if (sq->armed != e.t)
+				break;	/* stale: re-armed since */
+			sq->armed = U64_MAX;
+			sroce_qp_on_deadline(&sq->q->qp, s->now);
+			sim_service(s, sq);
+			break;
+		case SIM_EV_ACTION:
+			if (s->action)
+				s->action(s, e.idx);
+			break;
+		}
+	}
+}
+
+u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
+{
+	struct sroce_qp_attr a[2];
+	u32 i = s->nqp++, side;
+	u32 psn[2];
+
+	for (side = 0; side < 2; side++) {
+		s->qp[side] = realloc(s->qp[side], s->nqp * sizeof(**s->qp));
+		if (!s->qp[side])
+			abort();
+	}
+	/* Start PSNs sometimes right below the 2^24 wrap. */
+	for (side = 0; side < 2; side++)
+		psn[side] = sroce_rng_below(&s->rng, 4) ?
+			(u32)sroce_rng_below(&s->rng, SROCE_PSN_MASK + 1) :
+			SROCE_PSN_MASK - (u32)sroce_rng_below(&s->rng, 64);
+	for (side = 0; side < 2; side++) {
+		struct sim_qp *sq = &s->qp[side][i];
+
+		memset(sq, 0, sizeof(*sq));
+		sq->side = side;
+		sq->idx = i;
+		sq->armed = U64_MAX;
+		sq->q = sroce_ep_qp_create(&s->ep[side], type,
+					   s->qpn_base[side] + i, 1, sq_size,
+					   SROCE_MAX_RD_ATOMIC, false, false);
+		if (!sq->q) {
+			sim_fail(s, "qp create failed");
+			return i;
+		}
+		memset(&a[side], 0, sizeof(a[side]));
+		a[side].pkey = SROCE_DEFAULT_PKEY;
+		a[side].qkey = 0x11111111;
+		a[side].qp_access_flags = SROCE_ACCESS_LOCAL_WRITE |
+			SROCE_ACCESS_REMOTE_WRITE | SROCE_ACCESS_REMOTE_READ |
+			SROCE_ACCESS_REMOTE_ATOMIC;
+		a[side].path_mtu = (u8)s->o.mtu;
+		a[side].dest_qp_num = s->qpn_base[!side] + i;
+		a[side].rq_psn = psn[!side];
+		a[side].sq_psn = psn[side];
+		a[side].max_rd_atomic = SROCE_MAX_RD_ATOMIC;
+		a[side].max_dest_rd_atomic = SROCE_MAX_RD_ATOMIC;
+		a[side].min_rnr_timer = s->o.min_rnr_timer;
+		a[side].timeout = s->o.timeout;
+		a[side].retry_cnt = s->o.retry_cnt;
+		a[side].rnr_retry = s->o.rnr_retry;
+		a[side].port_num = 1;
+	}
+	/* realloc moved the array: re-point every QP's back pointer. */
+	for (side = 0; side < 2; side++) {
+		u32 j;
+
+		for (j = 0; j < s->nqp; j++)
+			if (s->qp[side][j].q)
+				s->qp[side][j].q->user = &s->qp[side][j];
+	}
+	for (side = 0; side < 2; side++)
+		if (sroce_ep_qp_connect(s->qp[side][i].q, &a[side], s->now))
+			sim_fail(s, "qp %u side %u: connect failed", i, side);
+	return i;
+}
+
+int sim_setup(struct sim *s, const struct sim_opts *o)
+{
+	u32 side;
+
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	sroce_rng_derive(&s->rng, o->seed, 1, 0);
+	if (!s->o.mtu)
+		s->o.mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
+	if (s->o.ipv6 < 0)
+		s->o.ipv6 = (int)sroce_rng_below(&s->rng, 2);
+	sim_evq_init(&s->evq);
+	for (side = 0; side < 2; side++) {
+		sroce_ep_init(&s->ep[side], sim_emit, s);
+		sroce_ep_add_ah(&s->ep[side], !side, s->o.ipv6 > 0);
+		s->link[side].cfg = o->link;
+		s->link[side].to_side = !side;
+		sroce_rng_derive(&s->link[side].rng, o->seed, 2, side);
+		/* Scatter the QPNs so nothing depends on them being small. */
+		s->qpn_base[side] = 0x11 + (u32)sroce_rng_below(&s->rng,
+								 0xfff000);
+	}
+	return 0;
+}
+
+void sim_teardown(struct sim *s)
+{
+	u32 side, i;
+
+	sim_evq_free(&s->evq);
+	for (side = 0; side < 2; side++) {
+		for (i = 0; i < s->nqp; i++)
+			sroce_ep_qp_destroy(s->qp[side][i].q);
+		free(s->qp[side]);
+		sroce_ep_destroy(&s->ep[side]);
+	}
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The deterministic simulator: two endpoints with many QPs each, joined
+ * by a lossy link (link.h), driven by virtual time.  A run is a pure
+ * function of (seed, options): any failure prints the command line that
+ * reproduces it.
+ */
+#ifndef SROCE_SIM_H
+#define SROCE_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "link.h"
+#include "rng.h"
+
+struct sim_opts {
+	u64 seed;
+	const char *scenario;	/* "random" or an error-path scenario */
+	u32 nqp;		/* QP pairs */
+	u32 msgs;		/* messages in the run, both directions */
+	u32 max_size;		/* largest message */
+	int mtu;		/* ib_mtu enum; 0 = pick from the seed */
+	int ipv6;		/* -1 = pick from the seed */
+	u32 types;		/* bit per SROCE_QPT_*: 0 = RC only */
+	u32 depth;		/* outstanding WQEs per flow */
+	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	struct sim_link_cfg link;
+	bool verbose;
+};
+
+/* The simulator's view of one QP. */
+struct sim_qp {
+	struct sroce_ep_qp *q;
+	u8 side;
+	u32 idx;
+	u64 armed;		/* deadline an event is queued for */
+	struct sim_flow *tx;	/* flow this QP sends */
+	struct sim_flow *rx;	/* flow this QP receives */
+	bool broken;		/* pair legitimately failed (loss) */
+	u64 lost_since_ok;	/* frames of this pair lost since progress */
+};
+
+struct sim;
+typedef void (*sim_action_fn)(struct sim *s, u32 arg);
+
+struct sim_stats {
+	u64 rx_frames, rx_bad_frame;
+	u64 drops[SROCE_DROP_MAX];
+	u64 msgs, bytes, cqes;
+	u64 retry_exc_legit;
+	u64 ud_dups, lost_msgs;
+	u64 events;
+};
+
+struct sim {
+	struct sim_opts o;
+	struct sroce_rng rng;
+	struct sim_evq evq;
+	struct sim_link link[2];	/* link[s]: frames sent by side s */
+	struct sroce_ep ep[2];
+	struct sim_qp *qp[2];
+	u32 nqp;
+	u32 qpn_base[2];
+	u64 now;
+	struct sim_stats st;
+	u32 failed;
+	char fail_msg[512];
+	sim_action_fn action;
+	/* Completion consumers: the workload's or a scenario's. */
+	void (*on_cqe)(struct sim *s, struct sim_qp *sq,
+		       const struct sroce_cqe *c);
+	void *wl;			/* workload state */
+};
+
+void sim_fail(struct sim *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Build the endpoints and @nqp connected QP pairs of @type. */
+int sim_setup(struct sim *s, const struct sim_opts *o);
+void sim_teardown(struct sim *s);
+/* Add one QP pair of @type; returns its index. */
+u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size);
+
+/* Run the core on a QP after anything happened to it. */
+void sim_service(struct sim *s, struct sim_qp *sq);
+/* Process events until @done(s) or the queue empties or @limit passes. */
+void sim_run(struct sim *s, bool (*done)(struct sim *s), u64 limit);
+void sim_at(struct sim *s, u64 t, u32 arg);
+
+/* The random workload (workload.c). */
+int sim_random(struct sim *s);
+/* Error-path scenarios (scenario.c); -1 if @name is unknown. */
+int sim_scenario(struct sim *s, const char *name);
+extern const char *const sim_scenarios[];
+
+#endif /* SROCE_SIM_H */
