@@ -16,7 +16,7 @@ enum sroce_drop {
 	SROCE_DROP_TRUNCATED,		/* shorter than its headers say */
 	SROCE_DROP_BAD_TVER,		/* BTH transport version != 0 */
 	SROCE_DROP_BAD_OPCODE,		/* reserved or unsupported opcode */
-	SROCE_DROP_BAD_PAD,		/* pad count where none is allowed */
+	SROCE_DROP_BAD_PAD,		/* pad illegal for opcode or not fitting length */
 	SROCE_DROP_BAD_LENGTH,		/* payload length wrong for opcode */
 	SROCE_DROP_BAD_ICRC,		/* invariant CRC mismatch */
 	SROCE_DROP_BAD_PKEY,		/* P_Key does not match the QP */

@@ -23,7 +23,7 @@ static inline u32 sroce_psn_add(u32 psn, u32 n)
 	return sroce_psn(psn + n);
 }
 
-/* a - b as a signed distance in (-2^23, 2^23]. */
+/* a - b as a signed distance in [-2^23, 2^23); 2^23 apart reads as behind. */
 static inline s32 sroce_psn_diff(u32 a, u32 b)
 {
 	return (s32)((a - b) << (32 - SROCE_PSN_BITS)) >> (32 - SROCE_PSN_BITS);

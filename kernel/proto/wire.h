@@ -95,13 +95,13 @@ enum sroce_opflag {
 	SROCE_OPF_SEND		= 1u << 14,
 	SROCE_OPF_WRITE		= 1u << 15,
 	SROCE_OPF_READ		= 1u << 16,
-	SROCE_OPF_ATOMIC	= 1u << 17,	/* CMP_SWAP, FETCH_ADD */
+	SROCE_OPF_ATOMIC	= 1u << 17,	/* CMP_SWAP, FETCH_ADD, ATOMIC_ACK */
 	SROCE_OPF_ATOMIC_WRITE	= 1u << 18,
 	SROCE_OPF_FLUSH		= 1u << 19,
 };
 
 struct sroce_opinfo {
-	const char *name;	/* "RC_SEND_FIRST", as tshark spells them */
+	const char *name;	/* "RC_SEND_FIRST": transport + enum sroce_op */
 	u32 flags;		/* enum sroce_opflag */
 	u8 hdr_len;		/* BTH + all extension headers */
 };
@@ -189,7 +189,7 @@ struct sroce_hdrs {
 	struct sroce_aeth aeth;
 	struct sroce_atmeth atmeth;
 	u64 atmack;		/* AtomicAckETH: original remote value */
-	u32 imm;		/* ImmDT, as the 32-bit big-endian wire value read into host order */
+	u32 imm;		/* ImmDT: the big-endian wire word in host order */
 	u32 ieth;		/* IETH: R_Key to invalidate */
 	struct sroce_deth deth;
 	u32 feth;		/* FLUSH extended transport header */
@@ -207,7 +207,9 @@ struct sroce_pkt {
  * Decode BTH and extension headers of the @len bytes at @buf, which start
  * at the BTH and end with the ICRC.  Checks the opcode, TVer, the pad
  * rules and that the payload length is legal for the opcode; does not
- * check the ICRC or anything needing QP state.
+ * check the ICRC or anything needing QP state (PMTU, P_Key, QP type).
+ * @len must come from the UDP length, not the frame: Ethernet pads short
+ * frames.  On error only the return value is meaningful.
  */
 enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt);
 
