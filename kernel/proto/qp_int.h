@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the transport files (qp_state.c, req.c, resp.c,
+ * comp.c).  Not part of the API: callers use qp.h only.
+ */
+#ifndef SROCE_PROTO_QP_INT_H
+#define SROCE_PROTO_QP_INT_H
+
+#include "qp.h"
+#include "psn.h"
+
+static inline struct sroce_swqe *sroce_sq_slot(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq[idx % qp->sq_size];
+}
+
+static inline bool sroce_wr_is_rd_atomic(u8 opcode)
+{
+	return opcode == SROCE_WR_RDMA_READ ||
+	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool sroce_wr_is_atomic(u8 opcode)
+{
+	return opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* PSNs needed to carry @len bytes at @mtu: at least one. */
+static inline u32 sroce_npsn(u32 len, u32 mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+/* Can the requester run at all in this state? */
+static inline bool sroce_qp_can_send(const struct sroce_qp *qp)
+{
+	return qp->state == SROCE_QPS_RTS || qp->state == SROCE_QPS_SQD;
+}
+
+/* IBA 10.9.3: low 15 bits equal, not the invalid key, one full member. */
+static inline bool sroce_pkey_match(u16 a, u16 b)
+{
+	return !((a ^ b) & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
+}
+
+/* qp_state.c */
+void sroce_qp_to_err(struct sroce_qp *qp, u64 now);
+void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now);
+void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev);
+int sroce_qp_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
+		  const struct sroce_hdrs *h);
+u8 sroce_sge_put(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
+		 u32 off, u32 len, const void *payload, u32 poff,
+		 const void *buf);
+void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
+		     u8 opcode, u32 psn);
+
+/* req.c */
+u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);
+bool sroce_req_ready(const struct sroce_qp *qp);
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_flush(struct sroce_qp *qp);
+
+/* comp.c */
+enum sroce_drop sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			      const void *payload, u64 now);
+void sroce_comp_progress(struct sroce_qp *qp, u64 now);
+void sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *w, u8 status);
+void sroce_comp_timeout(struct sroce_qp *qp, u64 now);
+void sroce_comp_arm(struct sroce_qp *qp, u64 now);
+
+/* resp.c */
+enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			      const void *payload, u64 now);
+u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now);
+bool sroce_resp_ready(const struct sroce_qp *qp);
+void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now);
+void sroce_resp_flush(struct sroce_qp *qp);
+
+#endif /* SROCE_PROTO_QP_INT_H */

@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QP state machine (IBA 10.3, the transitions and attribute masks of
+ * ib_modify_qp) and the QP-level entry points: receive dispatch, kick,
+ * deadlines, flush.
+ */
+#include "qp_int.h"
+
+enum { T_RC, T_UC, T_UD, T_NUM };
+
+#define S(x)	SROCE_QP_##x
+
+struct sroce_transition {
+	bool valid;
+	u32 req[T_NUM];
+	u32 opt[T_NUM];
+};
+
+/*
+ * [current][next]: which transitions exist and, per QP type, the
+ * attributes they require and allow.  SROCE_QP_STATE is implied.
+ */
+static const struct sroce_transition sroce_qp_table[7][7] = {
+	[SROCE_QPS_RESET] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_INIT]  = {
+			.valid = true,
+			.req = {
+				[T_RC] = S(PKEY_INDEX) | S(PORT) | S(ACCESS_FLAGS),
+				[T_UC] = S(PKEY_INDEX) | S(PORT) | S(ACCESS_FLAGS),
+				[T_UD] = S(PKEY_INDEX) | S(PORT) | S(QKEY),
+			},
+		},
+	},
+	[SROCE_QPS_INIT] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_INIT]  = {
+			.valid = true,
+			.opt = {
+				[T_RC] = S(PKEY_INDEX) | S(PORT) | S(ACCESS_FLAGS),
+				[T_UC] = S(PKEY_INDEX) | S(PORT) | S(ACCESS_FLAGS),
+				[T_UD] = S(PKEY_INDEX) | S(PORT) | S(QKEY),
+			},
+		},
+		[SROCE_QPS_RTR]   = {
+			.valid = true,
+			.req = {
+				[T_RC] = S(AV) | S(PATH_MTU) | S(DEST_QPN) |
+					 S(RQ_PSN) | S(MAX_DEST_RD_ATOMIC) |
+					 S(MIN_RNR_TIMER),
+				[T_UC] = S(AV) | S(PATH_MTU) | S(DEST_QPN) |
+					 S(RQ_PSN),
+			},
+			.opt = {
+				[T_RC] = S(ALT_PATH) | S(ACCESS_FLAGS) |
+					 S(PKEY_INDEX),
+				[T_UC] = S(ALT_PATH) | S(ACCESS_FLAGS) |
+					 S(PKEY_INDEX),
+				[T_UD] = S(PKEY_INDEX) | S(QKEY),
+			},
+		},
+	},
+	[SROCE_QPS_RTR] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_RTS]   = {
+			.valid = true,
+			.req = {
+				[T_RC] = S(TIMEOUT) | S(RETRY_CNT) |
+					 S(RNR_RETRY) | S(SQ_PSN) |
+					 S(MAX_QP_RD_ATOMIC),
+				[T_UC] = S(SQ_PSN),
+				[T_UD] = S(SQ_PSN),
+			},
+			.opt = {
+				[T_RC] = S(CUR_STATE) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(MIN_RNR_TIMER) |
+					 S(PATH_MIG_STATE),
+				[T_UC] = S(CUR_STATE) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(PATH_MIG_STATE),
+				[T_UD] = S(CUR_STATE) | S(QKEY),
+			},
+		},
+	},
+	[SROCE_QPS_RTS] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_RTS]   = {
+			.valid = true,
+			.opt = {
+				[T_RC] = S(CUR_STATE) | S(ACCESS_FLAGS) |
+					 S(ALT_PATH) | S(PATH_MIG_STATE) |
+					 S(MIN_RNR_TIMER),
+				[T_UC] = S(CUR_STATE) | S(ACCESS_FLAGS) |
+					 S(ALT_PATH) | S(PATH_MIG_STATE),
+				[T_UD] = S(CUR_STATE) | S(QKEY),
+			},
+		},
+		[SROCE_QPS_SQD]   = {
+			.valid = true,
+			.opt = {
+				[T_RC] = S(EN_SQD_ASYNC_NOTIFY),
+				[T_UC] = S(EN_SQD_ASYNC_NOTIFY),
+				[T_UD] = S(EN_SQD_ASYNC_NOTIFY),
+			},
+		},
+	},
+	[SROCE_QPS_SQD] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_RTS]   = {
+			.valid = true,
+			.opt = {
+				[T_RC] = S(CUR_STATE) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(MIN_RNR_TIMER) |
+					 S(PATH_MIG_STATE),
+				[T_UC] = S(CUR_STATE) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(PATH_MIG_STATE),
+				[T_UD] = S(CUR_STATE) | S(QKEY),
+			},
+		},
+		[SROCE_QPS_SQD]   = {
+			.valid = true,
+			.opt = {
+				[T_RC] = S(PORT) | S(AV) | S(TIMEOUT) |
+					 S(RETRY_CNT) | S(RNR_RETRY) |
+					 S(MAX_QP_RD_ATOMIC) |
+					 S(MAX_DEST_RD_ATOMIC) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(PKEY_INDEX) |
+					 S(MIN_RNR_TIMER) | S(PATH_MIG_STATE),
+				[T_UC] = S(AV) | S(ALT_PATH) |
+					 S(ACCESS_FLAGS) | S(PKEY_INDEX) |
+					 S(PATH_MIG_STATE),
+				[T_UD] = S(PKEY_INDEX) | S(QKEY),
+			},
+		},
+	},
+	[SROCE_QPS_SQE] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+		[SROCE_QPS_RTS]   = {
+			.valid = true,
+			.opt = {
+				[T_UC] = S(CUR_STATE) | S(ACCESS_FLAGS),
+				[T_UD] = S(CUR_STATE) | S(QKEY),
+			},
+		},
+	},
+	[SROCE_QPS_ERR] = {
+		[SROCE_QPS_RESET] = { .valid = true },
+		[SROCE_QPS_ERR]   = { .valid = true },
+	},
+};
+
+#undef S
+
+static int sroce_type_index(enum sroce_qp_type type)
+{
+	switch (type) {
+	case SROCE_QPT_RC:
+		return T_RC;
+	case SROCE_QPT_UC:
+		return T_UC;
+	case SROCE_QPT_UD:
+		return T_UD;
+	}
+	return -1;
+}
+
+/* IBA Table 45 (RNR NAK timer field), in units of 10 us; code 0 is the longest. */
+static const u16 sroce_rnr_10us[32] = {
+	65535, 1, 2, 3, 4, 6, 8, 12,
+	16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072,
+	4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+u64 sroce_rnr_timer_ns(u8 code)
+{
+	/* 655.36 ms does not fit the u16 table. */
+	if (!(code & 31))
+		return 655360000ull;
+	return (u64)sroce_rnr_10us[code & 31] * 10000;
+}
+
+u64 sroce_ack_timeout_ns(u8 timeout)
+{
+	if (!timeout)
+		return U64_MAX;
+	return 4096ull << (timeout & 31);
+}
+
+void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev)
+{
+	if (qp->ops->event)
+		qp->ops->event(qp->ctx, ev);
+}
+
+void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
+		     u8 opcode, u32 psn)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = opcode;
+	h->bth.pkey = qp->attr.pkey;
+	h->bth.dqpn = qp->attr.dest_qp_num;
+	h->bth.psn = sroce_psn(psn);
+}
+
+/*
+ * Encode @h into @tp and hand it to the caller.  The payload fields of
+ * @tp are already set.
+ */
+int sroce_qp_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
+		  const struct sroce_hdrs *h)
+{
+	struct sroce_hdrs hh = *h;
+	int ret;
+
+	hh.bth.pad = sroce_pad_for(tp->paylen);
+	tp->pad = hh.bth.pad;
+	tp->hdr_len = (u16)sroce_build(tp->hdr, &hh);
+	tp->psn = hh.bth.psn;
+	tp->opcode = hh.bth.opcode;
+	if (!tp->hdr_len)
+		return SROCE_EINVAL;
+	ret = qp->ops->emit(qp->ctx, tp);
+	if (!ret)
+		qp->stats.tx_pkts++;
+	return ret;
+}
+
+/*
+ * Place @len bytes at offset @off of the local buffer @sge[@nsge]: from
+ * the received packet (@payload at @poff) or, if @buf, from core memory.
+ * Returns a WC status: LOC_LEN_ERR if it does not fit, LOC_PROT_ERR if an
+ * lkey does not allow it.
+ */
+u8 sroce_sge_put(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
+		 u32 off, u32 len, const void *payload, u32 poff,
+		 const void *buf)
+{
+	const struct sroce_sge *s;
+	struct sroce_mem_ref ref;
+	u32 i, chunk, done = 0;
+	int ret;
+
+	if (nsge > SROCE_MAX_SGE)
+		nsge = SROCE_MAX_SGE;
+	for (i = 0; i < nsge && len; i++) {
+		s = &sge[i];
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		chunk = s->length - off;
+		if (chunk > len)
+			chunk = len;
+		if (qp->ops->mem_access(qp->ctx, s->lkey, false, s->addr + off,
+					chunk, SROCE_ACCESS_LOCAL_WRITE, &ref))
+			return SROCE_WC_LOC_PROT_ERR;
+		if (buf)
+			ret = qp->ops->store(qp->ctx, &ref, 0,
+					     (const u8 *)buf + done, chunk);
+		else
+			ret = qp->ops->copy_in(qp->ctx, &ref, 0, payload,
+					       poff + done, chunk);
+		if (ret)
+			return SROCE_WC_LOC_PROT_ERR;
+		done += chunk;
+		len -= chunk;
+		off = 0;
+	}
+	return len ? SROCE_WC_LOC_LEN_ERR : SROCE_WC_SUCCESS;
+}
+
+int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
+{
+	const struct sroce_qp_ops *o = ia->ops;
+
+	if (sroce_type_index(ia->type) < 0 || !o || !ia->sq || !ia->sq_size)
+		return -SROCE_EINVAL;
+	if (!o->next_send || !o->recv_wqe || !o->mem_access || !o->emit ||
+	    !o->copy_in || !o->store || !o->atomic || !o->complete)
+		return -SROCE_EINVAL;
+	if (ia->type == SROCE_QPT_RC && (!ia->res || !ia->max_res))
+		return -SROCE_EINVAL;
+	if (ia->sq_size > SROCE_PSN_HALF)
+		return -SROCE_EINVAL;
+
+	memset(qp, 0, sizeof(*qp));
+	qp->type = ia->type;
+	qp->state = SROCE_QPS_RESET;
+	qp->qpn = ia->qpn & SROCE_QPN_MASK;
+	qp->ops = o;
+	qp->ctx = ia->ctx;
+	qp->sq = ia->sq;
+	qp->sq_size = ia->sq_size;
+	qp->sq_sig_all = ia->sq_sig_all;
+	qp->srq = ia->srq;
+	qp->resp.res = ia->type == SROCE_QPT_RC ? ia->res : NULL;
+	qp->resp.max_res = ia->type == SROCE_QPT_RC ? ia->max_res : 0;
+	if (qp->resp.res)
+		memset(qp->resp.res, 0, sizeof(*qp->resp.res) * qp->resp.max_res);
+	qp->attr.qp_state = SROCE_QPS_RESET;
+	qp->attr.pkey = SROCE_DEFAULT_PKEY;
+	qp->attr.path_mtu = 1;
+	qp->mtu = sroce_mtu_bytes(1);
+	return 0;
+}
+
+/* Forget every WQE and all protocol state; attributes stay. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *res = qp->resp.res;
+	u32 max_res = qp->resp.max_res;
+
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.res = res;
+	qp->resp.max_res = max_res;
+	if (res)
+		memset(res, 0, sizeof(*res) * max_res);
+	qp->comm_est = false;
+	qp->attr.sq_draining = 0;
+}
+
+static int sroce_qp_check_values(const struct sroce_qp *qp,
+				 const struct sroce_qp_attr *a, u32 mask)
+{
+	if ((mask & SROCE_QP_PATH_MTU) && !sroce_mtu_bytes(a->path_mtu))
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_TIMEOUT) && a->timeout > 31)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_RETRY_CNT) && a->retry_cnt > 7)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_RNR_RETRY) && a->rnr_retry > 7)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > qp->resp.max_res)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_DEST_QPN) && a->dest_qp_num > SROCE_QPN_MASK)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_RQ_PSN) && a->rq_psn > SROCE_PSN_MASK)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_SQ_PSN) && a->sq_psn > SROCE_PSN_MASK)
+		return -SROCE_EINVAL;
+	if ((mask & SROCE_QP_PKEY_INDEX) && !(a->pkey & 0x7fff))
+		return -SROCE_EINVAL;
+	return 0;
+}
+
+static void sroce_qp_apply(struct sroce_qp *qp, const struct sroce_qp_attr *a,
+			   u32 mask)
+{
+	struct sroce_qp_attr *q = &qp->attr;
+
+	if (mask & SROCE_QP_EN_SQD_ASYNC_NOTIFY)
+		q->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & SROCE_QP_ACCESS_FLAGS)
+		q->qp_access_flags = a->qp_access_flags;
+	if (mask & SROCE_QP_PKEY_INDEX) {
+		q->pkey_index = a->pkey_index;
+		q->pkey = a->pkey;
+	}
+	if (mask & SROCE_QP_PORT)
+		q->port_num = a->port_num;
+	if (mask & SROCE_QP_QKEY)
+		q->qkey = a->qkey;
+	if (mask & SROCE_QP_PATH_MTU) {
+		q->path_mtu = a->path_mtu;
+		qp->mtu = sroce_mtu_bytes(a->path_mtu);
+	}
+	if (mask & SROCE_QP_TIMEOUT)
+		q->timeout = a->timeout;
+	if (mask & SROCE_QP_RETRY_CNT) {
+		q->retry_cnt = a->retry_cnt;
+		qp->req.retry_left = a->retry_cnt;
+	}
+	if (mask & SROCE_QP_RNR_RETRY) {
+		q->rnr_retry = a->rnr_retry;
+		qp->req.rnr_left = a->rnr_retry;
+	}
+	if (mask & SROCE_QP_RQ_PSN) {
+		q->rq_psn = a->rq_psn;
+		qp->resp.psn = a->rq_psn;
+	}
+	if (mask & SROCE_QP_MAX_QP_RD_ATOMIC)
+		q->max_rd_atomic = a->max_rd_atomic;
+	if (mask & SROCE_QP_MIN_RNR_TIMER)
+		q->min_rnr_timer = a->min_rnr_timer;
+	if (mask & SROCE_QP_SQ_PSN) {
+		q->sq_psn = a->sq_psn;
+		qp->req.psn = a->sq_psn;
+		qp->req.psn_hi = a->sq_psn;
+		qp->comp.psn = a->sq_psn;
+	}
+	if (mask & SROCE_QP_MAX_DEST_RD_ATOMIC)
+		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & SROCE_QP_DEST_QPN)
+		q->dest_qp_num = a->dest_qp_num;
+}
+
+/* Nothing started is still waiting for its completion. */
+static bool sroce_sq_idle(const struct sroce_qp *qp)
+{
+	return qp->comp.head == qp->req.hi && !qp->req.off_psn;
+}
+
+int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
+		    u32 mask, u64 now_ns)
+{
+	enum sroce_qp_state cur = qp->state, next = cur;
+	const struct sroce_transition *t;
+	int ti = sroce_type_index(qp->type);
+	u32 allowed;
+	int ret;
+
+	if (mask & SROCE_QP_CUR_STATE) {
+		/* The consumer's belief must be right (IBA 11.2.4.2). */
+		if (attr->cur_qp_state != cur)
+			return -SROCE_EINVAL;
+	}
+	if (mask & SROCE_QP_STATE) {
+		if ((u32)attr->qp_state > SROCE_QPS_ERR)
+			return -SROCE_EINVAL;
+		next = attr->qp_state;
+	}
+	t = &sroce_qp_table[cur][next];
+	if (!t->valid)
+		return -SROCE_EINVAL;
+	if ((mask & t->req[ti]) != t->req[ti])
+		return -SROCE_EINVAL;
+	allowed = t->req[ti] | t->opt[ti] | SROCE_QP_STATE;
+	if (cur == next && next != SROCE_QPS_RESET && next != SROCE_QPS_ERR)
+		allowed |= SROCE_QP_CUR_STATE;
+	if (mask & ~allowed)
+		return -SROCE_EINVAL;
+	/* SQD may change attributes or go to RTS only once drained. */
+	if (cur == SROCE_QPS_SQD && next != SROCE_QPS_ERR &&
+	    next != SROCE_QPS_RESET && !sroce_sq_idle(qp))
+		return -SROCE_EINVAL;
+	ret = sroce_qp_check_values(qp, attr, mask);
+	if (ret)
+		return ret;
+
+	if (next == SROCE_QPS_RESET) {
+		sroce_qp_reset(qp);
+		qp->state = SROCE_QPS_RESET;
+		qp->attr.qp_state = SROCE_QPS_RESET;
+		sroce_qp_apply(qp, attr, mask);
+		return 0;
+	}
+	sroce_qp_apply(qp, attr, mask);
+	if (next == SROCE_QPS_ERR) {
+		sroce_qp_to_err(qp, now_ns);
+		return 0;
+	}
+	if (cur == SROCE_QPS_RTR && next == SROCE_QPS_RTS) {
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_left = qp->attr.rnr_retry;
+	}
+	qp->state = next;
+	qp->attr.qp_state = next;
+	if (next == SROCE_QPS_SQD && cur == SROCE_QPS_RTS) {
+		qp->req.sq_drained_sent = false;
+		qp->attr.sq_draining = !sroce_sq_idle(qp);
+		sroce_comp_progress(qp, now_ns);
+	}
+	return 0;
+}
+
+void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
+{
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->sq_psn = qp->req.psn;
+	attr->rq_psn = qp->resp.psn;
+}
+
+/* Flush every send WQE the core holds, then those still in the caller's SQ. */
+void sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w;
+
+	while (qp->comp.head != qp->req.tail) {
+		w = sroce_sq_slot(qp, qp->comp.head);
+		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
+	}
+	qp->req.next = qp->req.hi = qp->req.tail;
+	qp->req.off_psn = 0;
+	for (;;) {
+		w = sroce_sq_slot(qp, qp->req.tail);
+		if (qp->ops->next_send(qp->ctx, &w->wr))
+			break;
+		qp->req.tail++;
+		qp->req.next = qp->req.hi = qp->req.tail;
+		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
+	}
+	qp->req.timer_on = false;
+	qp->req.rnr_wait = false;
+	qp->req.stopped = false;
+}
+
+void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
+{
+	if (qp->state == SROCE_QPS_ERR)
+		return;
+	qp->state = SROCE_QPS_ERR;
+	qp->attr.qp_state = SROCE_QPS_ERR;
+	qp->attr.sq_draining = 0;
+	sroce_req_flush(qp);
+	sroce_resp_flush(qp);
+	if (qp->srq)
+		sroce_qp_event(qp, SROCE_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/* UC/UD send error: the send queue stops, receives go on (IBA 10.3.1.13). */
+void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now)
+{
+	if (qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_SQE)
+		return;
+	qp->state = SROCE_QPS_SQE;
+	qp->attr.qp_state = SROCE_QPS_SQE;
+	qp->attr.sq_draining = 0;
+	sroce_req_flush(qp);
+}
+
+void sroce_qp_flush(struct sroce_qp *qp, u64 now_ns)
+{
+	if (qp->state == SROCE_QPS_RESET)
+		return;
+	sroce_qp_to_err(qp, now_ns);
+}
+
+bool sroce_qp_pending(const struct sroce_qp *qp)
+{
+	if (qp->state == SROCE_QPS_RESET || qp->state == SROCE_QPS_INIT)
+		return false;
+	return sroce_req_ready(qp) || sroce_resp_ready(qp);
+}
+
+bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
+{
+	u32 used;
+
+	switch (qp->state) {
+	case SROCE_QPS_ERR:
+		sroce_req_flush(qp);
+		sroce_resp_flush(qp);
+		return false;
+	case SROCE_QPS_SQE:
+		sroce_req_flush(qp);
+		break;
+	case SROCE_QPS_RESET:
+	case SROCE_QPS_INIT:
+		return false;
+	default:
+		break;
+	}
+	/* Responses first: they are owed and the peer's timer is running. */
+	used = sroce_resp_run(qp, budget, now_ns);
+	if (used < budget && qp->state != SROCE_QPS_ERR)
+		used += sroce_req_run(qp, budget - used, now_ns);
+	return used >= budget && sroce_qp_pending(qp);
+}
+
+enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			    const void *payload, u64 now_ns)
+{
+	const struct sroce_bth *bth = &pkt->h.bth;
+	u32 flags = pkt->op->flags;
+	u8 want;
+
+	qp->stats.rx_pkts++;
+	switch (qp->state) {
+	case SROCE_QPS_RTR:
+		if (!(flags & SROCE_OPF_REQ))
+			return SROCE_DROP_BAD_QP_STATE;
+		break;
+	case SROCE_QPS_RTS:
+	case SROCE_QPS_SQD:
+	case SROCE_QPS_SQE:
+		break;
+	default:
+		return SROCE_DROP_BAD_QP_STATE;
+	}
+	switch (qp->type) {
+	case SROCE_QPT_RC:
+		want = SROCE_TRANSPORT_RC;
+		break;
+	case SROCE_QPT_UC:
+		want = SROCE_TRANSPORT_UC;
+		break;
+	default:
+		want = SROCE_TRANSPORT_UD;
+		break;
+	}
+	if ((bth->opcode & SROCE_TRANSPORT_MASK) != want)
+		return SROCE_DROP_WRONG_QP_TYPE;
+	if (!sroce_pkey_match(bth->pkey, qp->attr.pkey))
+		return SROCE_DROP_BAD_PKEY;
+	if (qp->type == SROCE_QPT_UD && pkt->h.deth.qkey != qp->attr.qkey)
+		return SROCE_DROP_BAD_QKEY;
+	if (!qp->comm_est) {
+		qp->comm_est = true;
+		if (qp->state == SROCE_QPS_RTR)
+			sroce_qp_event(qp, SROCE_EVENT_COMM_EST);
+	}
+	if (flags & SROCE_OPF_REQ)
+		return sroce_resp_rx(qp, pkt, payload, now_ns);
+	if (qp->type != SROCE_QPT_RC)
+		return SROCE_DROP_WRONG_QP_TYPE;
+	return sroce_comp_rx(qp, pkt, payload, now_ns);
+}
+
+u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
+{
+	u64 d = U64_MAX;
+
+	if (qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_RESET)
+		return d;
+	if (qp->req.timer_on && qp->req.ack_deadline < d)
+		d = qp->req.ack_deadline;
+	if (qp->req.rnr_wait && qp->req.rnr_deadline < d)
+		d = qp->req.rnr_deadline;
+	if (qp->resp.unacked && qp->resp.ack_deadline < d)
+		d = qp->resp.ack_deadline;
+	return d;
+}
+
+void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns)
+{
+	if (qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_RESET)
+		return;
+	if (qp->resp.unacked && now_ns >= qp->resp.ack_deadline)
+		sroce_resp_ack_deadline(qp, now_ns);
+	if (qp->req.rnr_wait && now_ns >= qp->req.rnr_deadline) {
+		/* The go-back was done when the RNR NAK came; now resend. */
+		qp->req.rnr_wait = false;
+	}
+	if (qp->req.timer_on && now_ns >= qp->req.ack_deadline)
+		sroce_comp_timeout(qp, now_ns);
+}

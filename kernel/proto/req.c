@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The requester: pulls send WQEs into the core's SQ storage and turns
+ * them into path-MTU packets with PSNs, opcodes and AckReq; restarts from
+ * any PSN for go-back-N retransmission.
+ */
+#include "qp_int.h"
+
+enum { STEP_STOP, STEP_SENT };
+
+static bool sroce_wr_allowed(enum sroce_qp_type type, u8 opcode)
+{
+	switch (opcode) {
+	case SROCE_WR_SEND:
+	case SROCE_WR_SEND_WITH_IMM:
+		return true;
+	case SROCE_WR_RDMA_WRITE:
+	case SROCE_WR_RDMA_WRITE_WITH_IMM:
+		return type != SROCE_QPT_UD;
+	case SROCE_WR_RDMA_READ:
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case SROCE_WR_SEND_WITH_INV:
+		return type == SROCE_QPT_RC;
+	}
+	return false;
+}
+
+/*
+ * Check a freshly pulled WQE against the QP; the error, if any, is
+ * reported when the WQE reaches the head of the SQ, in order.
+ */
+static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	const struct sroce_send_wqe *wr = &w->wr;
+	u64 len = 0;
+	u32 i;
+
+	w->length = 0;
+	if (!sroce_wr_allowed(qp->type, wr->opcode))
+		return SROCE_WC_LOC_QP_OP_ERR;
+	if (sroce_wr_is_rd_atomic(wr->opcode) && !qp->attr.max_rd_atomic)
+		return SROCE_WC_LOC_QP_OP_ERR;
+	if (wr->send_flags & SROCE_SEND_INLINE) {
+		if (sroce_wr_is_rd_atomic(wr->opcode))
+			return SROCE_WC_LOC_QP_OP_ERR;
+		if (wr->inline_len > SROCE_MAX_INLINE)
+			return SROCE_WC_LOC_LEN_ERR;
+		len = wr->inline_len;
+	} else {
+		if (wr->num_sge > SROCE_MAX_SGE)
+			return SROCE_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sge[i].length;
+	}
+	if (len > SROCE_MAX_MSG)
+		return SROCE_WC_LOC_LEN_ERR;
+	if (qp->type == SROCE_QPT_UD && len > qp->mtu)
+		return SROCE_WC_LOC_LEN_ERR;
+	if (sroce_wr_is_atomic(wr->opcode)) {
+		if (len < 8)
+			return SROCE_WC_LOC_LEN_ERR;
+		len = 8;
+	}
+	w->length = (u32)len;
+	return SROCE_WC_SUCCESS;
+}
+
+/* READ/atomic WQEs sent and not yet completed. */
+static u32 sroce_req_rd_outstanding(const struct sroce_qp *qp)
+{
+	u32 i, n = 0;
+
+	for (i = qp->comp.head; i != qp->req.next; i++)
+		if (sroce_wr_is_rd_atomic(qp->sq[i % qp->sq_size].wr.opcode))
+			n++;
+	return n;
+}
+
+static u32 sroce_inflight(const struct sroce_qp *qp)
+{
+	return sroce_psn(qp->req.psn - qp->comp.psn);
+}
+
+/*
+ * May the requester send the next packet of wqe[next]?  Everything but
+ * "the caller's SQ has more", which only next_send() can tell.
+ */
+static bool sroce_req_blocked(const struct sroce_qp *qp,
+			      const struct sroce_swqe *w)
+{
+	if (qp->type != SROCE_QPT_RC)
+		return false;
+	if (sroce_inflight(qp) >= SROCE_MAX_INFLIGHT)
+		return true;
+	if (qp->req.off_psn)
+		return false;
+	if (w->status)
+		return false;
+	if ((w->wr.send_flags & SROCE_SEND_FENCE) &&
+	    sroce_req_rd_outstanding(qp))
+		return true;
+	if (sroce_wr_is_rd_atomic(w->wr.opcode) &&
+	    sroce_req_rd_outstanding(qp) >= qp->attr.max_rd_atomic)
+		return true;
+	return false;
+}
+
+static bool sroce_req_may_pull(const struct sroce_qp *qp)
+{
+	return qp->state == SROCE_QPS_RTS &&
+	       qp->req.tail - qp->comp.head < qp->sq_size;
+}
+
+bool sroce_req_ready(const struct sroce_qp *qp)
+{
+	const struct sroce_swqe *w;
+
+	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait)
+		return false;
+	if (qp->req.next == qp->req.tail)
+		return false;
+	w = &qp->sq[qp->req.next % qp->sq_size];
+	if (qp->state == SROCE_QPS_SQD && !qp->req.off_psn &&
+	    (s32)(qp->req.next - qp->req.hi) >= 0)
+		return false;
+	return !sroce_req_blocked(qp, w);
+}
+
+/* Describe bytes [@off, @off + @len) of @w's local data as payload. */
+static u8 sroce_req_map(struct sroce_qp *qp, const struct sroce_swqe *w,
+			u32 off, u32 len, struct sroce_tx_pkt *tp)
+{
+	const struct sroce_sge *s;
+	u32 i, chunk, n = 0;
+
+	tp->paylen = len;
+	tp->nseg = 0;
+	tp->inline_data = NULL;
+	if (w->wr.send_flags & SROCE_SEND_INLINE) {
+		tp->inline_data = w->wr.inline_data + off;
+		return SROCE_WC_SUCCESS;
+	}
+	for (i = 0; i < w->wr.num_sge && len; i++) {
+		s = &w->wr.sge[i];
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		chunk = s->length - off;
+		if (chunk > len)
+			chunk = len;
+		if (qp->ops->mem_access(qp->ctx, s->lkey, false, s->addr + off,
+					chunk, 0, &tp->seg[n].ref))
+			return SROCE_WC_LOC_PROT_ERR;
+		tp->seg[n].off = 0;
+		tp->seg[n].len = chunk;
+		n++;
+		len -= chunk;
+		off = 0;
+	}
+	tp->nseg = (u8)n;
+	return len ? SROCE_WC_LOC_LEN_ERR : SROCE_WC_SUCCESS;
+}
+
+static u8 sroce_send_opcode(const struct sroce_swqe *w, bool first, bool last)
+{
+	u8 op = w->wr.opcode;
+
+	if (op == SROCE_WR_RDMA_WRITE || op == SROCE_WR_RDMA_WRITE_WITH_IMM) {
+		if (first && last)
+			return op == SROCE_WR_RDMA_WRITE ? SROCE_OP_WRITE_ONLY :
+			       SROCE_OP_WRITE_ONLY_IMM;
+		if (first)
+			return SROCE_OP_WRITE_FIRST;
+		if (!last)
+			return SROCE_OP_WRITE_MIDDLE;
+		return op == SROCE_WR_RDMA_WRITE ? SROCE_OP_WRITE_LAST :
+		       SROCE_OP_WRITE_LAST_IMM;
+	}
+	if (first && last) {
+		if (op == SROCE_WR_SEND_WITH_IMM)
+			return SROCE_OP_SEND_ONLY_IMM;
+		if (op == SROCE_WR_SEND_WITH_INV)
+			return SROCE_OP_SEND_ONLY_INV;
+		return SROCE_OP_SEND_ONLY;
+	}
+	if (first)
+		return SROCE_OP_SEND_FIRST;
+	if (!last)
+		return SROCE_OP_SEND_MIDDLE;
+	if (op == SROCE_WR_SEND_WITH_IMM)
+		return SROCE_OP_SEND_LAST_IMM;
+	if (op == SROCE_WR_SEND_WITH_INV)
+		return SROCE_OP_SEND_LAST_INV;
+	return SROCE_OP_SEND_LAST;
+}
+
+static u8 sroce_transport(const struct sroce_qp *qp)
+{
+	switch (qp->type) {
+	case SROCE_QPT_UC:
+		return SROCE_TRANSPORT_UC;
+	case SROCE_QPT_UD:
+		return SROCE_TRANSPORT_UD;
+	default:
+		return SROCE_TRANSPORT_RC;
+	}
+}
+
+/*
+ * Build and emit the packet of @w at PSN offset req.off_psn.  Returns the
+ * PSNs it consumed (a READ request takes all its response PSNs), 0 if
+ * the caller could not take it, or sets w->status on a local error.
+ */
+static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_tx_pkt *tp = &qp->txp;
+	const struct sroce_send_wqe *wr = &w->wr;
+	u32 k = qp->req.off_psn, off = k * qp->mtu, len, used = 1;
+	struct sroce_hdrs h;
+	bool first, last;
+	u8 op, st;
+
+	sroce_hdrs_init(qp, &h, 0, qp->req.psn);
+	tp->paylen = 0;
+	tp->nseg = 0;
+	tp->inline_data = NULL;
+	tp->ah = 0;
+
+	switch (wr->opcode) {
+	case SROCE_WR_RDMA_READ:
+		op = SROCE_OP_READ_REQ;
+		h.reth.va = wr->rdma.remote_addr + off;
+		h.reth.rkey = wr->rdma.rkey;
+		h.reth.len = w->length - off;
+		h.bth.ackreq = 1;
+		used = w->npsn - k;
+		break;
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
+		if (wr->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP) {
+			op = SROCE_OP_CMP_SWAP;
+			h.atmeth.swap_add = wr->atomic.swap;
+			h.atmeth.cmp = wr->atomic.compare_add;
+		} else {
+			op = SROCE_OP_FETCH_ADD;
+			h.atmeth.swap_add = wr->atomic.compare_add;
+		}
+		h.atmeth.va = wr->atomic.remote_addr;
+		h.atmeth.rkey = wr->atomic.rkey;
+		h.bth.ackreq = 1;
+		break;
+	default:
+		first = k == 0;
+		last = k + 1 == w->npsn;
+		len = w->length - off;
+		if (len > qp->mtu)
+			len = qp->mtu;
+		st = sroce_req_map(qp, w, off, len, tp);
+		if (st) {
+			w->status = st;
+			return 0;
+		}
+		op = sroce_send_opcode(w, first, last);
+		if (first && (wr->opcode == SROCE_WR_RDMA_WRITE ||
+			      wr->opcode == SROCE_WR_RDMA_WRITE_WITH_IMM)) {
+			h.reth.va = wr->rdma.remote_addr;
+			h.reth.rkey = wr->rdma.rkey;
+			h.reth.len = w->length;
+		}
+		h.imm = wr->ex;
+		h.ieth = wr->ex;
+		if (last && wr->opcode != SROCE_WR_RDMA_WRITE)
+			h.bth.se = !!(wr->send_flags & SROCE_SEND_SOLICITED);
+		if (qp->type == SROCE_QPT_RC &&
+		    (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY))
+			h.bth.ackreq = 1;
+		if (qp->type == SROCE_QPT_UD) {
+			h.bth.dqpn = wr->ud.remote_qpn;
+			h.deth.qkey = (wr->ud.remote_qkey & 0x80000000u) ?
+				      qp->attr.qkey : wr->ud.remote_qkey;
+			h.deth.sqpn = qp->qpn;
+			tp->ah = wr->ud.ah;
+		}
+		break;
+	}
+	h.bth.opcode = sroce_transport(qp) | op;
+	if (sroce_qp_emit(qp, tp, &h))
+		return 0;
+	if (h.bth.ackreq)
+		qp->req.noack = 0;
+	return used;
+}
+
+static int sroce_req_step(struct sroce_qp *qp, u64 now)
+{
+	struct sroce_swqe *w;
+	u32 used;
+
+	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait)
+		return STEP_STOP;
+	if (qp->req.next == qp->req.tail) {
+		if (!sroce_req_may_pull(qp))
+			return STEP_STOP;
+		w = sroce_sq_slot(qp, qp->req.tail);
+		if (qp->ops->next_send(qp->ctx, &w->wr))
+			return STEP_STOP;
+		w->status = sroce_req_validate(qp, w);
+		w->done = 0;
+		w->npsn = 0;
+		qp->req.tail++;
+	}
+	w = sroce_sq_slot(qp, qp->req.next);
+	if (w->status) {
+		/* Completed in error once it reaches the head. */
+		qp->req.stopped = true;
+		return STEP_STOP;
+	}
+	if (qp->state == SROCE_QPS_SQD && !qp->req.off_psn &&
+	    (s32)(qp->req.next - qp->req.hi) >= 0)
+		return STEP_STOP;
+	if (sroce_req_blocked(qp, w))
+		return STEP_STOP;
+	if (!qp->req.off_psn) {
+		w->first_psn = qp->req.psn;
+		if (sroce_wr_is_atomic(w->wr.opcode) || qp->type == SROCE_QPT_UD)
+			w->npsn = 1;
+		else
+			w->npsn = sroce_npsn(w->length, qp->mtu);
+		if ((s32)(qp->req.next - qp->req.hi) >= 0)
+			qp->req.hi = qp->req.next + 1;
+	}
+	used = sroce_req_packet(qp, w);
+	if (!used) {
+		if (w->status)
+			qp->req.stopped = true;
+		return STEP_STOP;
+	}
+	qp->req.off_psn += used;
+	qp->req.psn = sroce_psn_add(qp->req.psn, used);
+	if (sroce_psn_lt(qp->req.psn_hi, qp->req.psn))
+		qp->req.psn_hi = qp->req.psn;
+	if (qp->req.off_psn >= w->npsn) {
+		qp->req.next++;
+		qp->req.off_psn = 0;
+		if (qp->type != SROCE_QPT_RC)
+			w->done = 1;
+	}
+	if (qp->type == SROCE_QPT_RC && !qp->req.timer_on)
+		sroce_comp_arm(qp, now);
+	return STEP_SENT;
+}
+
+u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now)
+{
+	u32 sent = 0;
+
+	while (sent < budget && sroce_req_step(qp, now) == STEP_SENT)
+		sent++;
+	sroce_comp_progress(qp, now);
+	return sent;
+}
+
+/* Go back N: the next packet sent will be the one at @psn. */
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	const struct sroce_swqe *w;
+	u32 i;
+
+	for (i = qp->comp.head; i != qp->req.hi; i++) {
+		w = sroce_sq_slot(qp, i);
+		if (sroce_psn_in(psn, w->first_psn, w->npsn)) {
+			qp->req.next = i;
+			qp->req.off_psn = sroce_psn(psn - w->first_psn);
+			qp->req.psn = sroce_psn(psn);
+			qp->req.stopped = false;
+			qp->req.noack = 0;
+			qp->stats.retransmits++;
+			return;
+		}
+	}
+}

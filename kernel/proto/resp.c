@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The responder: classifies request PSNs (expected, duplicate, ahead),
+ * places SEND and WRITE payload, executes READ and atomic requests from a
+ * resource array, and answers with coalesced ACKs, NAKs and responses
+ * that never overtake one another.
+ */
+#include "qp_int.h"
+
+#define SROCE_ACK_SYN	sroce_aeth_syndrome(SROCE_AETH_ACK, SROCE_AETH_CREDIT_INVALID)
+
+static bool sroce_resp_res_pending(const struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = 0; i < qp->resp.max_res; i++)
+		if (qp->resp.res[i].pending)
+			return true;
+	return false;
+}
+
+bool sroce_resp_ready(const struct sroce_qp *qp)
+{
+	if (qp->type != SROCE_QPT_RC || qp->state == SROCE_QPS_ERR ||
+	    qp->state < SROCE_QPS_RTR)
+		return false;
+	return sroce_resp_res_pending(qp) || qp->resp.ack_held;
+}
+
+static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
+{
+	struct sroce_tx_pkt *tp = &qp->txp;
+	struct sroce_hdrs h;
+
+	sroce_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
+	h.aeth.syndrome = syn;
+	h.aeth.msn = qp->resp.msn;
+	tp->paylen = 0;
+	tp->nseg = 0;
+	tp->inline_data = NULL;
+	tp->ah = 0;
+	/* A lost ACK is recovered by the requester's timer. */
+	sroce_qp_emit(qp, tp, &h);
+}
+
+/*
+ * ACK or NAK @psn.  It waits behind owed READ/atomic responses: an ACK
+ * for a later PSN would tell the requester those responses were lost.
+ */
+static void sroce_resp_ack(struct sroce_qp *qp, u8 syn, u32 psn)
+{
+	qp->resp.unacked = 0;
+	if (sroce_resp_res_pending(qp)) {
+		qp->resp.ack_held = true;
+		qp->resp.held_syn = syn;
+		qp->resp.held_psn = psn;
+		return;
+	}
+	sroce_resp_emit_ack(qp, syn, psn);
+}
+
+void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now)
+{
+	sroce_resp_ack(qp, SROCE_ACK_SYN, sroce_psn(qp->resp.psn - 1));
+}
+
+static void sroce_resp_complete(struct sroce_qp *qp, u8 status, u8 opcode,
+				const struct sroce_pkt *pkt, u32 byte_len)
+{
+	struct sroce_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = qp->resp.rwqe.wr_id;
+	cqe.status = status;
+	cqe.opcode = opcode;
+	cqe.is_recv = 1;
+	cqe.byte_len = byte_len;
+	cqe.qp_num = qp->qpn;
+	cqe.pkey_index = qp->attr.pkey_index;
+	if (pkt && status == SROCE_WC_SUCCESS) {
+		cqe.solicited = pkt->h.bth.se;
+		if (pkt->op->flags & SROCE_OPF_IMMDT) {
+			cqe.flags |= SROCE_WC_F_WITH_IMM;
+			cqe.ex = pkt->h.imm;
+		}
+		if (pkt->op->flags & SROCE_OPF_IETH) {
+			cqe.flags |= SROCE_WC_F_WITH_INV;
+			cqe.ex = pkt->h.ieth;
+		}
+		if (qp->type == SROCE_QPT_UD) {
+			cqe.flags |= SROCE_WC_F_GRH;
+			cqe.src_qp = pkt->h.deth.sqpn;
+		}
+	}
+	qp->resp.have_rwqe = false;
+	qp->ops->complete(qp->ctx, &cqe);
+}
+
+static bool sroce_resp_get_rwqe(struct sroce_qp *qp)
+{
+	if (qp->resp.have_rwqe)
+		return true;
+	if (qp->ops->recv_wqe(qp->ctx, &qp->resp.rwqe))
+		return false;
+	if (qp->resp.rwqe.num_sge > SROCE_MAX_SGE)
+		qp->resp.rwqe.num_sge = SROCE_MAX_SGE;
+	qp->resp.have_rwqe = true;
+	return true;
+}
+
+/*
+ * A request the responder cannot honour.  RC: NAK it now (owed responses
+ * are abandoned), fail the receive WQE in progress if @recv_status, and
+ * go to ERR (IBA 9.9.3.1 classes B, C, D).  UC/UD: drop the message.
+ */
+static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
+					const struct sroce_pkt *pkt, u8 nak,
+					u8 recv_status, u64 now)
+{
+	u32 i;
+
+	qp->resp.cur = 0;
+	if (qp->type != SROCE_QPT_RC) {
+		if (recv_status && qp->resp.have_rwqe) {
+			sroce_resp_complete(qp, recv_status, SROCE_WC_RECV,
+					    NULL, 0);
+			if (qp->type == SROCE_QPT_UC)
+				sroce_qp_to_err(qp, now);
+		}
+		return SROCE_DROP_BAD_SEQUENCE;
+	}
+	for (i = 0; i < qp->resp.max_res; i++)
+		qp->resp.res[i].pending = 0;
+	qp->resp.ack_held = false;
+	sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK, nak),
+			    pkt->h.bth.psn);
+	if (recv_status && qp->resp.have_rwqe)
+		sroce_resp_complete(qp, recv_status, SROCE_WC_RECV, NULL, 0);
+	sroce_qp_event(qp, nak == SROCE_NAK_REMOTE_ACCESS ?
+		       SROCE_EVENT_QP_ACCESS_ERR : SROCE_EVENT_QP_REQ_ERR);
+	sroce_qp_to_err(qp, now);
+	return SROCE_DROP_NONE;
+}
+
+static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
+				      const struct sroce_pkt *pkt)
+{
+	if (qp->type != SROCE_QPT_RC)
+		return SROCE_DROP_NO_RESOURCE;
+	qp->stats.rnr_naks_sent++;
+	/* Later packets are dropped silently until the retry arrives. */
+	qp->resp.nak_sent = true;
+	sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_RNR_NAK,
+					       qp->attr.min_rnr_timer),
+		       pkt->h.bth.psn);
+	return SROCE_DROP_NO_RESOURCE;
+}
+
+/* An expected SEND/WRITE packet was placed: ACK by policy. */
+static void sroce_resp_advance(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			       u64 now)
+{
+	u32 psn = pkt->h.bth.psn;
+
+	qp->resp.psn = sroce_psn_add(psn, 1);
+	if (qp->type != SROCE_QPT_RC)
+		return;
+	if (pkt->h.bth.ackreq || ++qp->resp.unacked >= SROCE_ACK_EVERY) {
+		sroce_resp_ack(qp, SROCE_ACK_SYN, psn);
+		return;
+	}
+	if (qp->resp.unacked == 1)
+		qp->resp.ack_deadline = now + SROCE_ACK_DELAY_NS;
+}
+
+static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
+				       const struct sroce_pkt *pkt,
+				       const void *payload, u64 now)
+{
+	u32 flags = pkt->op->flags;
+	u8 st;
+
+	if (flags & SROCE_OPF_FIRST) {
+		if (!sroce_resp_get_rwqe(qp))
+			return sroce_resp_rnr(qp, pkt);
+		qp->resp.off = 0;
+		qp->resp.cur = SROCE_OPF_SEND;
+	}
+	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+			   qp->resp.off, pkt->paylen, payload, 0, NULL);
+	if (st)
+		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
+					SROCE_NAK_INVALID_REQ :
+					SROCE_NAK_REMOTE_OP_ERR, st, now);
+	qp->resp.off += pkt->paylen;
+	if (flags & SROCE_OPF_LAST) {
+		if ((flags & SROCE_OPF_IETH) && qp->ops->invalidate &&
+		    qp->ops->invalidate(qp->ctx, pkt->h.ieth))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR,
+						SROCE_WC_LOC_QP_OP_ERR, now);
+		sroce_resp_complete(qp, SROCE_WC_SUCCESS, SROCE_WC_RECV, pkt,
+				    qp->resp.off);
+		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+		qp->resp.cur = 0;
+	}
+	sroce_resp_advance(qp, pkt, now);
+	return SROCE_DROP_NONE;
+}
+
+static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
+					const struct sroce_pkt *pkt,
+					const void *payload, u64 now)
+{
+	u32 flags = pkt->op->flags, len = pkt->paylen;
+	struct sroce_mem_ref ref;
+
+	if (flags & SROCE_OPF_FIRST) {
+		const struct sroce_reth *reth = &pkt->h.reth;
+
+		if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_WRITE))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
+						0, now);
+		if (reth->len > SROCE_MAX_MSG)
+			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
+						0, now);
+		/* Zero-length writes carry no usable R_Key (IBA 9.4.4). */
+		if (reth->len &&
+		    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
+					reth->len, SROCE_ACCESS_REMOTE_WRITE,
+					&ref))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
+						0, now);
+		qp->resp.va = reth->va;
+		qp->resp.rkey = reth->rkey;
+		qp->resp.resid = reth->len;
+		qp->resp.off = 0;
+		qp->resp.cur = SROCE_OPF_WRITE;
+	}
+	if (len > qp->resp.resid ||
+	    ((flags & SROCE_OPF_LAST) && len != qp->resp.resid))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if ((flags & SROCE_OPF_IMMDT) && !sroce_resp_get_rwqe(qp)) {
+		if (flags & SROCE_OPF_FIRST)
+			qp->resp.cur = 0;
+		return sroce_resp_rnr(qp, pkt);
+	}
+	if (len) {
+		if (qp->ops->mem_access(qp->ctx, qp->resp.rkey, true,
+					qp->resp.va, len,
+					SROCE_ACCESS_REMOTE_WRITE, &ref) ||
+		    qp->ops->copy_in(qp->ctx, &ref, 0, payload, 0, len))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
+						0, now);
+	}
+	qp->resp.va += len;
+	qp->resp.resid -= len;
+	qp->resp.off += len;
+	if (flags & SROCE_OPF_LAST) {
+		if (flags & SROCE_OPF_IMMDT)
+			sroce_resp_complete(qp, SROCE_WC_SUCCESS,
+					    SROCE_WC_RECV_RDMA_WITH_IMM, pkt,
+					    qp->resp.off);
+		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+		qp->resp.cur = 0;
+	}
+	sroce_resp_advance(qp, pkt, now);
+	return SROCE_DROP_NONE;
+}
+
+/* A free resource, else the oldest already answered one; NULL if none. */
+static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *r, *best = NULL;
+	u32 i, busy = 0;
+
+	for (i = 0; i < qp->resp.max_res; i++) {
+		r = &qp->resp.res[i];
+		if (r->pending) {
+			busy++;
+			continue;
+		}
+		if (!r->kind)
+			best = best && !best->kind ? best : r;
+		else if (!best || (best->kind && (s32)(r->seq - best->seq) < 0))
+			best = r;
+	}
+	/* The requester may have at most max_dest_rd_atomic outstanding. */
+	if (busy >= qp->attr.max_dest_rd_atomic)
+		return NULL;
+	if (best) {
+		memset(best, 0, sizeof(*best));
+		best->seq = qp->resp.res_seq++;
+	}
+	return best;
+}
+
+static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
+				       const struct sroce_pkt *pkt, u64 now)
+{
+	const struct sroce_reth *reth = &pkt->h.reth;
+	struct sroce_mem_ref ref;
+	struct sroce_rd_res *r;
+	u32 psn = pkt->h.bth.psn;
+
+	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_READ))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	if (reth->len > SROCE_MAX_MSG)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if (reth->len &&
+	    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va, reth->len,
+				SROCE_ACCESS_REMOTE_READ, &ref))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	r = sroce_resp_res_alloc(qp);
+	if (!r)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	r->kind = SROCE_OP_READ_REQ;
+	r->psn = psn;
+	r->npsn = sroce_npsn(reth->len, qp->mtu);
+	r->start_psn = psn;
+	r->cur_psn = psn;
+	r->end_psn = sroce_psn_add(psn, r->npsn);
+	r->va = reth->va;
+	r->rkey = reth->rkey;
+	r->resid = reth->len;
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	r->msn = qp->resp.msn;
+	r->pending = 1;
+	qp->resp.psn = r->end_psn;
+	/* The responses acknowledge everything before them. */
+	qp->resp.unacked = 0;
+	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+	return SROCE_DROP_NONE;
+}
+
+static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
+					 const struct sroce_pkt *pkt, u64 now)
+{
+	const struct sroce_atmeth *a = &pkt->h.atmeth;
+	u8 op = pkt->h.bth.opcode & ~SROCE_TRANSPORT_MASK;
+	struct sroce_mem_ref ref;
+	struct sroce_rd_res *r;
+	u64 orig = 0;
+
+	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_ATOMIC))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	if (a->va & 7)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if (qp->ops->mem_access(qp->ctx, a->rkey, true, a->va, 8,
+				SROCE_ACCESS_REMOTE_ATOMIC, &ref))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	r = sroce_resp_res_alloc(qp);
+	if (!r)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if (qp->ops->atomic(qp->ctx, &ref, op, a->cmp, a->swap_add, &orig)) {
+		r->kind = 0;
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
+	}
+	r->kind = op;
+	r->psn = pkt->h.bth.psn;
+	r->npsn = 1;
+	r->start_psn = r->psn;
+	r->cur_psn = r->psn;
+	r->end_psn = sroce_psn_add(r->psn, 1);
+	r->orig = orig;
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	r->msn = qp->resp.msn;
+	r->pending = 1;
+	qp->resp.psn = r->end_psn;
+	qp->resp.unacked = 0;
+	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+	return SROCE_DROP_NONE;
+}
+
+/* A packet at the expected PSN (RC, UC). */
+static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
+				       const struct sroce_pkt *pkt,
+				       const void *payload, u64 now)
+{
+	u32 flags = pkt->op->flags;
+
+	/* Opcode sequence (IBA 9.8.3): MIDDLE/LAST only inside a message. */
+	if (qp->resp.cur) {
+		if (!(flags & qp->resp.cur) || (flags & SROCE_OPF_FIRST))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
+						0, now);
+	} else if ((flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
+		   !(flags & SROCE_OPF_FIRST)) {
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	}
+	if (flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
+		/* FIRST and MIDDLE carry exactly one PMTU. */
+		if (!(flags & SROCE_OPF_LAST) ? pkt->paylen != qp->mtu :
+		    pkt->paylen > qp->mtu)
+			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
+						0, now);
+	}
+	if (flags & SROCE_OPF_SEND)
+		return sroce_resp_send(qp, pkt, payload, now);
+	if (flags & SROCE_OPF_WRITE)
+		return sroce_resp_write(qp, pkt, payload, now);
+	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_READ))
+		return sroce_resp_read(qp, pkt, now);
+	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_ATOMIC))
+		return sroce_resp_atomic(qp, pkt, now);
+	/* FLUSH, ATOMIC WRITE: not supported. */
+	return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+}
+
+static struct sroce_rd_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
+						bool read)
+{
+	struct sroce_rd_res *r;
+	u32 i;
+
+	for (i = 0; i < qp->resp.max_res; i++) {
+		r = &qp->resp.res[i];
+		if (!r->kind || (r->kind == SROCE_OP_READ_REQ) != read)
+			continue;
+		if (sroce_psn_in(psn, r->psn, r->npsn))
+			return r;
+	}
+	return NULL;
+}
+
+/* A request the responder already executed (IBA 9.7.5.1.2). */
+static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
+				      const struct sroce_pkt *pkt, u64 now)
+{
+	u32 flags = pkt->op->flags, psn = pkt->h.bth.psn, i;
+	const struct sroce_reth *reth = &pkt->h.reth;
+	struct sroce_mem_ref ref;
+	struct sroce_rd_res *r;
+
+	qp->stats.dup_requests++;
+	if (flags & SROCE_OPF_READ) {
+		r = sroce_resp_res_find(qp, psn, true);
+		if (!r || reth->len > SROCE_MAX_MSG)
+			return SROCE_DROP_DUPLICATE;
+		/* It must ask for the rest of the original READ from @psn. */
+		if (sroce_npsn(reth->len, qp->mtu) !=
+		    sroce_psn(r->psn + r->npsn - psn))
+			return SROCE_DROP_DUPLICATE;
+		if (reth->len &&
+		    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
+					reth->len, SROCE_ACCESS_REMOTE_READ,
+					&ref))
+			return SROCE_DROP_DUPLICATE;
+		/* Go-back-N resends what follows; drop its stale answers. */
+		for (i = 0; i < qp->resp.max_res; i++)
+			if (qp->resp.res[i].pending &&
+			    sroce_psn_lt(r->psn, qp->resp.res[i].psn))
+				qp->resp.res[i].pending = 0;
+		r->start_psn = psn;
+		r->cur_psn = psn;
+		r->end_psn = sroce_psn_add(r->psn, r->npsn);
+		r->va = reth->va;
+		r->rkey = reth->rkey;
+		r->resid = reth->len;
+		r->pending = 1;
+		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+		return SROCE_DROP_NONE;
+	}
+	if (flags & SROCE_OPF_ATOMIC) {
+		/* Answer from the replay cache, never execute twice. */
+		r = sroce_resp_res_find(qp, psn, false);
+		if (!r || r->pending)
+			return SROCE_DROP_DUPLICATE;
+		r->pending = 1;
+		r->cur_psn = r->psn;
+		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+		return SROCE_DROP_NONE;
+	}
+	/* SEND/WRITE: re-ACK where the requester asks for one (C9-104). */
+	if (pkt->h.bth.ackreq) {
+		sroce_resp_ack(qp, SROCE_ACK_SYN, sroce_psn(qp->resp.psn - 1));
+		return SROCE_DROP_NONE;
+	}
+	return SROCE_DROP_DUPLICATE;
+}
+
+static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
+				     const struct sroce_pkt *pkt,
+				     const void *payload)
+{
+	u8 st;
+
+	if (!(pkt->op->flags & SROCE_OPF_SEND))
+		return SROCE_DROP_BAD_OPCODE;
+	if (!sroce_resp_get_rwqe(qp))
+		return SROCE_DROP_NO_RESOURCE;
+	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
+			   SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
+	if (!st)
+		st = sroce_sge_put(qp, qp->resp.rwqe.sge,
+				   qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
+				   pkt->paylen, payload, 0, NULL);
+	/* UD keeps running after a bad receive buffer; only the WQE fails. */
+	sroce_resp_complete(qp, st, SROCE_WC_RECV, pkt,
+			    st ? 0 : SROCE_GRH_LEN + pkt->paylen);
+	qp->resp.psn = sroce_psn_add(pkt->h.bth.psn, 1);
+	return SROCE_DROP_NONE;
+}
+
+enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			      const void *payload, u64 now)
+{
+	u32 psn = pkt->h.bth.psn;
+	enum sroce_drop d;
+	s32 diff;
+
+	switch (qp->type) {
+	case SROCE_QPT_UD:
+		return sroce_resp_ud(qp, pkt, payload);
+	case SROCE_QPT_UC:
+		/* A gap loses the message in progress; resync on FIRST/ONLY. */
+		if (psn != qp->resp.psn)
+			qp->resp.cur = 0;
+		d = sroce_resp_exec(qp, pkt, payload, now);
+		qp->resp.psn = sroce_psn_add(psn, 1);
+		return d;
+	default:
+		break;
+	}
+	diff = sroce_psn_diff(psn, qp->resp.psn);
+	if (diff > 0) {
+		/* NAK once, then drop until the expected PSN shows up. */
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			qp->stats.seq_naks_sent++;
+			sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
+							       SROCE_NAK_PSN_SEQ_ERR),
+				       qp->resp.psn);
+		}
+		return SROCE_DROP_PSN_INVALID;
+	}
+	if (diff < 0)
+		return sroce_resp_dup(qp, pkt, now);
+	qp->resp.nak_sent = false;
+	return sroce_resp_exec(qp, pkt, payload, now);
+}
+
+/* Send owed READ responses and atomic ACKs, oldest first. */
+static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
+{
+	struct sroce_tx_pkt *tp = &qp->txp;
+	struct sroce_hdrs h;
+	bool first, last;
+	u32 len = 0;
+	u8 op;
+
+	tp->paylen = 0;
+	tp->nseg = 0;
+	tp->inline_data = NULL;
+	tp->ah = 0;
+	sroce_hdrs_init(qp, &h, 0, r->cur_psn);
+	if (r->kind != SROCE_OP_READ_REQ) {
+		h.bth.opcode = SROCE_OPC(RC, ATOMIC_ACK);
+		h.aeth.syndrome = SROCE_ACK_SYN;
+		h.aeth.msn = r->msn;
+		h.atmack = r->orig;
+		if (sroce_qp_emit(qp, tp, &h))
+			return -1;
+		r->pending = 0;
+		return 0;
+	}
+	first = r->cur_psn == r->start_psn;
+	last = sroce_psn_add(r->cur_psn, 1) == r->end_psn;
+	len = r->resid < qp->mtu ? r->resid : qp->mtu;
+	if (first && last)
+		op = SROCE_OP_READ_RESP_ONLY;
+	else if (first)
+		op = SROCE_OP_READ_RESP_FIRST;
+	else if (last)
+		op = SROCE_OP_READ_RESP_LAST;
+	else
+		op = SROCE_OP_READ_RESP_MIDDLE;
+	h.bth.opcode = SROCE_TRANSPORT_RC | op;
+	h.aeth.syndrome = SROCE_ACK_SYN;
+	h.aeth.msn = r->msn;
+	if (len) {
+		if (qp->ops->mem_access(qp->ctx, r->rkey, true, r->va, len,
+					SROCE_ACCESS_REMOTE_READ,
+					&tp->seg[0].ref))
+			return 1;
+		tp->seg[0].off = 0;
+		tp->seg[0].len = len;
+		tp->nseg = 1;
+		tp->paylen = len;
+	}
+	if (sroce_qp_emit(qp, tp, &h))
+		return -1;
+	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
+	r->va += len;
+	r->resid -= len;
+	if (r->cur_psn == r->end_psn)
+		r->pending = 0;
+	return 0;
+}
+
+u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
+{
+	struct sroce_rd_res *r, *best;
+	u32 i, sent = 0;
+	int ret;
+
+	if (qp->type != SROCE_QPT_RC || qp->state == SROCE_QPS_ERR)
+		return 0;
+	while (sent < budget) {
+		best = NULL;
+		for (i = 0; i < qp->resp.max_res; i++) {
+			r = &qp->resp.res[i];
+			if (r->pending && (!best ||
+					   sroce_psn_lt(r->cur_psn, best->cur_psn)))
+				best = r;
+		}
+		if (!best)
+			break;
+		ret = sroce_resp_one(qp, best);
+		if (ret < 0)
+			return sent;
+		if (ret > 0) {
+			/* The MR went away under a READ: fail it. */
+			best->pending = 0;
+			sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
+								    SROCE_NAK_REMOTE_ACCESS),
+					    best->cur_psn);
+			sroce_qp_to_err(qp, now);
+			return sent;
+		}
+		sent++;
+	}
+	if (qp->resp.ack_held && !sroce_resp_res_pending(qp)) {
+		qp->resp.ack_held = false;
+		sroce_resp_emit_ack(qp, qp->resp.held_syn, qp->resp.held_psn);
+	}
+	return sent;
+}
+
+/* Fail the receive WQE in progress and, without an SRQ, every posted one. */
+void sroce_resp_flush(struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = 0; i < qp->resp.max_res; i++)
+		qp->resp.res[i].pending = 0;
+	qp->resp.ack_held = false;
+	qp->resp.unacked = 0;
+	qp->resp.cur = 0;
+	if (qp->resp.have_rwqe)
+		sroce_resp_complete(qp, SROCE_WC_WR_FLUSH_ERR, SROCE_WC_RECV,
+				    NULL, 0);
+	if (qp->srq)
+		return;
+	while (!qp->ops->recv_wqe(qp->ctx, &qp->resp.rwqe)) {
+		qp->resp.have_rwqe = true;
+		sroce_resp_complete(qp, SROCE_WC_WR_FLUSH_ERR, SROCE_WC_RECV,
+				    NULL, 0);
+	}
+}

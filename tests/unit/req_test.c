@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Requester: WQE segmentation into path-MTU packets, opcodes, PSNs,
+ * AckReq policy, READ PSN accounting, max_rd_atomic and fences, UD and
+ * UC behaviour, local errors and budgets.
+ */
+#include "qp_mock.h"
+
+#define MTU	1024
+#define VA	(MOCK_BASE + 0x1000)
+
+static struct mock *rc(void)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+
+	mock_connect(m, 0x22);
+	return m;
+}
+
+START_TEST(test_send_segmentation)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 3 * MTU + 10);
+	struct sroce_pkt p;
+	struct mock_payload pl;
+	u32 i;
+
+	for (i = 0; i < 3 * MTU + 10; i++)
+		m->mem[0x1000 + i] = (u8)(i * 7);
+	mock_post_send(m, &w);
+	ck_assert(!sroce_qp_kick(&m->qp, 100, 0));
+	ck_assert_uint_eq(m->npkt, 4);
+	ck_assert_uint_eq(mock_opcode(m, 0), SROCE_OPC(RC, SEND_FIRST));
+	ck_assert_uint_eq(mock_opcode(m, 1), SROCE_OPC(RC, SEND_MIDDLE));
+	ck_assert_uint_eq(mock_opcode(m, 2), SROCE_OPC(RC, SEND_MIDDLE));
+	ck_assert_uint_eq(mock_opcode(m, 3), SROCE_OPC(RC, SEND_LAST));
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(mock_psn(m, i), 100 + i);
+		ck_assert(mock_ackreq(m, i) == (i == 3));
+		mock_parse(m, i, &p, &pl);
+		ck_assert_uint_eq(p.h.bth.dqpn, 0x22);
+		ck_assert_uint_eq(p.h.bth.pkey, 0xffff);
+		ck_assert_uint_eq(p.paylen, i < 3 ? MTU : 10);
+		ck_assert_int_eq(memcmp(pl.data, m->mem + 0x1000 + i * MTU,
+					p.paylen), 0);
+	}
+	mock_parse(m, 3, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.pad, 2);
+	/* Nothing completes before the ACK. */
+	ck_assert_uint_eq(m->ncqe, 0);
+	ck_assert_uint_ne(sroce_qp_next_deadline(&m->qp), U64_MAX);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_multi_sge_and_inline)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_IMM, 1, VA, 600);
+	struct sroce_pkt p;
+	struct mock_payload pl;
+	u32 i;
+
+	for (i = 0; i < 2048; i++)
+		m->mem[0x1000 + i] = (u8)i;
+	w.num_sge = 3;
+	w.sge[1].addr = VA + 1000;
+	w.sge[1].length = 0;
+	w.sge[1].lkey = 0x100;
+	w.sge[2].addr = VA + 1200;
+	w.sge[2].length = 600;
+	w.sge[2].lkey = 0x100;
+	w.ex = 0xdeadbeef;
+	mock_post_send(m, &w);
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = SROCE_WR_SEND;
+	w.send_flags = SROCE_SEND_INLINE | SROCE_SEND_SIGNALED;
+	w.inline_len = 5;
+	memcpy(w.inline_data, "hello", 5);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 3);
+	ck_assert_uint_eq(mock_opcode(m, 0), SROCE_OPC(RC, SEND_FIRST));
+	ck_assert_uint_eq(mock_opcode(m, 1), SROCE_OPC(RC, SEND_LAST_IMM));
+	mock_parse(m, 0, &p, &pl);
+	ck_assert_int_eq(memcmp(pl.data, m->mem + 0x1000, 600), 0);
+	ck_assert_int_eq(memcmp(pl.data + 600, m->mem + 0x1000 + 1200, 424), 0);
+	mock_parse(m, 1, &p, &pl);
+	ck_assert_uint_eq(p.paylen, 176);
+	ck_assert_uint_eq(p.h.imm, 0xdeadbeef);
+	ck_assert_int_eq(memcmp(pl.data, m->mem + 0x1000 + 1200 + 424, 176), 0);
+	mock_parse(m, 2, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, SEND_ONLY));
+	ck_assert_uint_eq(p.paylen, 5);
+	ck_assert_int_eq(memcmp(pl.data, "hello", 5), 0);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_write_reth_first_only)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 1, VA,
+					   2 * MTU);
+	struct sroce_pkt p;
+	struct mock_payload pl;
+
+	w.rdma.remote_addr = 0xabc000;
+	w.rdma.rkey = 0x777;
+	w.ex = 42;
+	w.send_flags |= SROCE_SEND_SOLICITED;
+	mock_post_send(m, &w);
+	w = mock_wqe(SROCE_WR_RDMA_WRITE, 2, VA, 0);
+	w.rdma.remote_addr = 0x5000;
+	w.rdma.rkey = 0x778;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 3);
+	mock_parse(m, 0, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, WRITE_FIRST));
+	ck_assert_uint_eq(p.h.reth.va, 0xabc000);
+	ck_assert_uint_eq(p.h.reth.rkey, 0x777);
+	ck_assert_uint_eq(p.h.reth.len, 2 * MTU);
+	ck_assert(!p.h.bth.se);
+	mock_parse(m, 1, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, WRITE_LAST_IMM));
+	ck_assert_uint_eq(p.h.imm, 42);
+	ck_assert(p.h.bth.se);
+	mock_parse(m, 2, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, WRITE_ONLY));
+	ck_assert_uint_eq(p.h.reth.len, 0);
+	ck_assert_uint_eq(p.paylen, 0);
+	ck_assert_uint_eq(p.h.bth.psn, 102);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_read_consumes_response_psns)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA,
+					   3 * MTU + 1);
+	struct sroce_pkt p;
+	struct mock_payload pl;
+
+	w.rdma.remote_addr = 0x9000;
+	w.rdma.rkey = 5;
+	mock_post_send(m, &w);
+	w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 2, VA, 8);
+	w.atomic.remote_addr = 0x8000;
+	w.atomic.rkey = 6;
+	w.atomic.compare_add = 3;
+	mock_post_send(m, &w);
+	w = mock_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 3, VA, 8);
+	w.atomic.remote_addr = 0x8008;
+	w.atomic.rkey = 6;
+	w.atomic.compare_add = 10;
+	w.atomic.swap = 20;
+	mock_post_send(m, &w);
+	mock_post_send(m, &(struct sroce_send_wqe){ .opcode = SROCE_WR_SEND });
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 4);
+	mock_parse(m, 0, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, READ_REQ));
+	ck_assert_uint_eq(p.h.bth.psn, 100);
+	ck_assert(p.h.bth.ackreq);
+	ck_assert_uint_eq(p.h.reth.len, 3 * MTU + 1);
+	ck_assert_uint_eq(p.h.reth.va, 0x9000);
+	mock_parse(m, 1, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, FETCH_ADD));
+	ck_assert_uint_eq(p.h.bth.psn, 104);
+	ck_assert_uint_eq(p.h.atmeth.swap_add, 3);
+	ck_assert_uint_eq(p.h.atmeth.va, 0x8000);
+	mock_parse(m, 2, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(RC, CMP_SWAP));
+	ck_assert_uint_eq(p.h.bth.psn, 105);
+	ck_assert_uint_eq(p.h.atmeth.cmp, 10);
+	ck_assert_uint_eq(p.h.atmeth.swap_add, 20);
+	ck_assert_uint_eq(mock_psn(m, 3), 106);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_ackreq_periodic)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA,
+					   200 * 256);
+	struct sroce_qp_attr a;
+	u32 i, n = 0;
+
+	mock_free(m);
+	m = mock_new(SROCE_QPT_RC, 0x11, false);
+	mock_attr(&a, 0x22);
+	a.path_mtu = 1;
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 1000, 0);
+	ck_assert_uint_eq(m->npkt, 200);
+	for (i = 0; i < 200; i++)
+		if (mock_ackreq(m, i))
+			n++;
+	/* Packets 64, 128, 192 (1-based) and the last. */
+	ck_assert_uint_eq(n, 4);
+	ck_assert(mock_ackreq(m, 63));
+	ck_assert(mock_ackreq(m, 199));
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_max_rd_atomic)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 16);
+	struct sroce_qp_attr a;
+
+	mock_attr(&a, 0x22);
+	a.max_rd_atomic = 2;
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);
+	mock_post_send(m, &w);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 2);
+	ck_assert(!sroce_qp_pending(&m->qp));
+	/* The first READ's response frees a slot. */
+	{
+		struct sroce_pkt p;
+		struct mock_payload pl = { m->mem, 16 };
+
+		memset(&p, 0, sizeof(p));
+		p.h.bth.opcode = SROCE_OPC(RC, READ_RESP_ONLY);
+		p.h.bth.pkey = 0xffff;
+		p.h.bth.psn = 100;
+		p.op = sroce_opinfo(p.h.bth.opcode);
+		p.paylen = 16;
+		ck_assert_int_eq(sroce_qp_rx(&m->qp, &p, &pl, 10),
+				 SROCE_DROP_NONE);
+	}
+	ck_assert_uint_eq(m->ncqe, 1);
+	ck_assert(sroce_qp_pending(&m->qp));
+	sroce_qp_kick(&m->qp, 100, 20);
+	ck_assert_uint_eq(m->npkt, 3);
+	ck_assert_uint_eq(mock_psn(m, 2), 102);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_fence)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 16);
+
+	mock_post_send(m, &w);
+	w = mock_wqe(SROCE_WR_SEND, 2, VA, 16);
+	mock_post_send(m, &w);		/* no fence: may pass the READ */
+	w.send_flags |= SROCE_SEND_FENCE;
+	w.wr_id = 3;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 2);
+	/* ACK of the SEND implies the READ responses were lost: re-read. */
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 101, 5),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.stats.implied_naks, 1);
+	ck_assert_uint_eq(m->ncqe, 0);
+	sroce_qp_kick(&m->qp, 100, 6);
+	ck_assert_uint_eq(m->npkt, 4);
+	ck_assert_uint_eq(mock_opcode(m, 2), SROCE_OPC(RC, READ_REQ));
+	ck_assert_uint_eq(mock_opcode(m, 3), SROCE_OPC(RC, SEND_ONLY));
+	ck_assert_uint_eq(mock_psn(m, 3), 101);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_ud_send)
+{
+	struct mock *m = mock_new(SROCE_QPT_UD, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_IMM, 7, VA, 100);
+	struct sroce_qp_attr a;
+	struct sroce_pkt p;
+	struct mock_payload pl;
+
+	mock_attr(&a, 0);
+	a.qkey = 0x1234;
+	mock_connect_attr(m, &a);
+	w.ud.ah = 9;
+	w.ud.remote_qpn = 0x33;
+	w.ud.remote_qkey = 0x5555;
+	mock_post_send(m, &w);
+	w.ud.remote_qkey = 0x80000000;
+	w.send_flags = 0;		/* unsignaled */
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 2);
+	mock_parse(m, 0, &p, &pl);
+	ck_assert_uint_eq(p.h.bth.opcode, SROCE_OPC(UD, SEND_ONLY_IMM));
+	ck_assert_uint_eq(p.h.bth.dqpn, 0x33);
+	ck_assert_uint_eq(p.h.deth.qkey, 0x5555);
+	ck_assert_uint_eq(p.h.deth.sqpn, 0x11);
+	ck_assert_uint_eq(m->pkt[0].ah, 9);
+	mock_parse(m, 1, &p, &pl);
+	ck_assert_uint_eq(p.h.deth.qkey, 0x1234);
+	/* Completes on send; the unsignaled one silently. */
+	ck_assert_uint_eq(m->ncqe, 1);
+	ck_assert_uint_eq(m->cqe[0].wr_id, 7);
+	ck_assert_uint_eq(m->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(m->cqe[0].opcode, SROCE_WC_SEND);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&m->qp), U64_MAX);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_ud_errors_to_sqe)
+{
+	struct mock *m = mock_new(SROCE_QPT_UD, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2000);
+	struct sroce_qp_attr a;
+
+	mock_attr(&a, 0);
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);		/* longer than the MTU */
+	w.sge[0].length = 10;
+	w.wr_id = 2;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 0);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_SQE);
+	ck_assert_uint_eq(m->ncqe, 2);
+	ck_assert_uint_eq(m->cqe[0].status, SROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(m->cqe[1].status, SROCE_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(m->cqe[1].wr_id, 2);
+	/* UD has no RDMA WRITE. */
+	a.qp_state = SROCE_QPS_RTS;
+	ck_assert_int_eq(sroce_qp_modify(&m->qp, &a, SROCE_QP_STATE, 0), 0);
+	w = mock_wqe(SROCE_WR_RDMA_WRITE, 3, VA, 10);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->ncqe, 3);
+	ck_assert_uint_eq(m->cqe[2].status, SROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_SQE);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_uc_completes_on_send)
+{
+	struct mock *m = mock_new(SROCE_QPT_UC, 0x11, true);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 2500);
+
+	mock_connect(m, 0x22);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 3);
+	ck_assert_uint_eq(mock_opcode(m, 0), SROCE_OPC(UC, WRITE_FIRST));
+	ck_assert_uint_eq(mock_opcode(m, 2), SROCE_OPC(UC, WRITE_LAST));
+	ck_assert(!mock_ackreq(m, 2));
+	ck_assert_uint_eq(m->ncqe, 1);
+	ck_assert_uint_eq(m->cqe[0].opcode, SROCE_WC_RDMA_WRITE);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&m->qp), U64_MAX);
+	/* UC has no READ. */
+	w = mock_wqe(SROCE_WR_RDMA_READ, 2, VA, 10);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->cqe[1].status, SROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_SQE);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_bad_lkey)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 100);
+
+	mock_post_send(m, &w);
+	w.wr_id = 2;
+	w.sge[0].lkey = 0x999;
+	mock_post_send(m, &w);
+	w.wr_id = 3;
+	w.sge[0].lkey = 0x100;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 1);
+	/* The error waits for the WQE before it, to complete in order. */
+	ck_assert_uint_eq(m->ncqe, 0);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_RTS);
+	mock_rx_aeth(m, mock_ack_syn(), 100, 1);
+	ck_assert_uint_eq(m->ncqe, 3);
+	ck_assert_uint_eq(m->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(m->cqe[1].status, SROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(m->cqe[2].status, SROCE_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_ERR);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_budget_and_emit_backpressure)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10 * MTU);
+
+	mock_post_send(m, &w);
+	ck_assert(sroce_qp_kick(&m->qp, 4, 0));
+	ck_assert_uint_eq(m->npkt, 4);
+	ck_assert(sroce_qp_pending(&m->qp));
+	m->emit_fail = 1;
+	ck_assert(!sroce_qp_kick(&m->qp, 4, 0));
+	ck_assert_uint_eq(m->npkt, 4);
+	ck_assert(sroce_qp_kick(&m->qp, 4, 0));
+	ck_assert(!sroce_qp_kick(&m->qp, 4, 0));
+	ck_assert_uint_eq(m->npkt, 10);
+	for (u32 i = 0; i < 10; i++)
+		ck_assert_uint_eq(mock_psn(m, i), 100 + i);
+	ck_assert(!sroce_qp_pending(&m->qp));
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_psn_wrap)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 3 * MTU);
+	struct sroce_qp_attr a;
+
+	mock_attr(&a, 0x22);
+	a.sq_psn = 0xfffffe;
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);
+	w.wr_id = 2;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 6);
+	ck_assert_uint_eq(mock_psn(m, 0), 0xfffffe);
+	ck_assert_uint_eq(mock_psn(m, 1), 0xffffff);
+	ck_assert_uint_eq(mock_psn(m, 2), 0);
+	ck_assert_uint_eq(mock_psn(m, 5), 3);
+	/* An ACK past the wrap retires both. */
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 3, 1), SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->ncqe, 2);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&m->qp), U64_MAX);
+	mock_free(m);
+}
+END_TEST
+
+START_TEST(test_sq_storage_full)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 8);
+	u32 i;
+
+	for (i = 0; i < MOCK_SQ + 5; i++)
+		mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 1000, 0);
+	ck_assert_uint_eq(m->npkt, MOCK_SQ);
+	ck_assert(!sroce_qp_pending(&m->qp));
+	mock_rx_aeth(m, mock_ack_syn(), 100 + 9, 1);
+	ck_assert_uint_eq(m->ncqe, 10);
+	sroce_qp_kick(&m->qp, 1000, 2);
+	ck_assert_uint_eq(m->npkt, MOCK_SQ + 5);
+	mock_free(m);
+}
+END_TEST
+
+Suite *req_suite(void);
+
+Suite *req_suite(void)
+{
+	Suite *s = suite_create("req");
+	TCase *tc = tcase_create("requester");
+
+	tcase_add_test(tc, test_send_segmentation);
+	tcase_add_test(tc, test_multi_sge_and_inline);
+	tcase_add_test(tc, test_write_reth_first_only);
+	tcase_add_test(tc, test_read_consumes_response_psns);
+	tcase_add_test(tc, test_ackreq_periodic);
+	tcase_add_test(tc, test_max_rd_atomic);
+	tcase_add_test(tc, test_fence);
+	tcase_add_test(tc, test_ud_send);
+	tcase_add_test(tc, test_ud_errors_to_sqe);
+	tcase_add_test(tc, test_uc_completes_on_send);
+	tcase_add_test(tc, test_bad_lkey);
+	tcase_add_test(tc, test_budget_and_emit_backpressure);
+	tcase_add_test(tc, test_psn_wrap);
+	tcase_add_test(tc, test_sq_storage_full);
+	suite_add_tcase(s, tc);
+	return s;
+}
