@@ -44,10 +44,8 @@ u32 sroce_icrc_begin(const u8 *l3, bool ipv6)
 		ph[3] = 0xff;
 		ph[7] = 0xff;			/* hop limit */
 	} else {
+		/* IHL is four bits, so ph always has room */
 		iplen = sroce_ipv4_len(l3);
-		/* The caller validated IHL; never copy past ph regardless. */
-		if (iplen > IPV4_MAX_LEN)
-			iplen = IPV4_MAX_LEN;
 		memcpy(ph, l3, iplen + UDP_LEN + SROCE_BTH_LEN);
 		ph[1] = 0xff;			/* TOS (DSCP, ECN) */
 		ph[8] = 0xff;			/* TTL */
