@@ -132,7 +132,7 @@ static void sroce_ext_put(u8 *p, u32 flags, const struct sroce_hdrs *h)
 }
 
 /*
- * Length and pad rules (IBA 9.2 and C9-92..95, as rxe and real HCAs
+ * Length and pad rules (IBA 9.2 and 9.7.4.1.6, as rxe and real HCAs
  * apply them to RoCEv2):
  *  - the bytes between the headers and the ICRC are payload plus pad and
  *    are a whole number of 4-byte words, as they are under an LRH;

@@ -127,7 +127,7 @@ static void fuzz_frame(const u8 *data, u32 size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 65536)
+	if (size > 65536u)
 		return 0;
 	fuzz_parse(data, (u32)size);
 	fuzz_frame(data, (u32)size);

@@ -241,8 +241,18 @@ END_TEST
 /* ---- rdma_rxe captures ---- */
 
 struct rxe_stats {
-	unsigned int roce, ok, parsed, v6;
+	unsigned int roce, ok, parsed, v6, be;
 };
+
+/* Would the ICRC match if the field were read most significant byte first? */
+static bool icrc_matches_be(const u8 *ip, u32 len, bool v6, u32 iplen)
+{
+	u32 crc = sroce_icrc_begin(ip, v6);
+
+	crc = sroce_icrc_update(crc, ip + iplen + 8 + SROCE_BTH_LEN,
+				len - iplen - 8 - SROCE_BTH_LEN - SROCE_ICRC_LEN);
+	return sroce_icrc_final(crc) == sroce_get_be32(ip + len - SROCE_ICRC_LEN);
+}
 
 /* Find the IP header in a captured frame; returns its offset or -1. */
 static int l3_offset(int dlt, const u8 *p, u32 caplen)
@@ -341,6 +351,8 @@ static void check_capture(const char *name, struct rxe_stats *st)
 			      "%s: RoCEv2 packet %u: ICRC mismatch (wire %08x)",
 			      name, st->roce, sroce_icrc_get(ip + len - 4));
 		st->ok++;
+		/* the other byte order would not have matched */
+		st->be += icrc_matches_be(ip, len, v6, iplen);
 		ck_assert_msg(sroce_parse(ip + iplen + 8, len - iplen - 8, &pkt) ==
 			      SROCE_DROP_NONE, "%s: packet %u: parse: %s", name,
 			      st->roce, sroce_drop_name(sroce_parse(ip + iplen + 8,
@@ -363,6 +375,7 @@ START_TEST(test_rxe_captures)
 	ck_assert_uint_gt(v6.roce, 0);
 	ck_assert_uint_eq(v4.v6, 0);
 	ck_assert_uint_eq(v6.v6, v6.roce);
+	ck_assert_uint_eq(v4.be + v6.be, 0);
 }
 END_TEST
 
