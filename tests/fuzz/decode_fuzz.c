@@ -44,8 +44,8 @@ static void fuzz_parse(const u8 *data, u32 size)
 	FUZZ_ASSERT(pkt.op == sroce_opinfo(data[0]));
 	FUZZ_ASSERT(pkt.hdr_len == pkt.op->hdr_len);
 	FUZZ_ASSERT(pkt.hdr_len <= SROCE_MAX_HDR_LEN);
-	FUZZ_ASSERT((u64)pkt.hdr_len + pkt.paylen + pkt.h.bth.pad +
-		    SROCE_ICRC_LEN == size);
+	FUZZ_ASSERT(size == (u64)pkt.hdr_len + pkt.paylen + pkt.h.bth.pad +
+		    SROCE_ICRC_LEN);
 	FUZZ_ASSERT(pkt.h.bth.tver == 0 && pkt.h.bth.pad <= 3);
 	FUZZ_ASSERT(pkt.h.bth.dqpn <= SROCE_QPN_MASK);
 	FUZZ_ASSERT(pkt.h.bth.psn <= SROCE_PSN_MASK);
