@@ -17,7 +17,7 @@
 #include "sim.h"
 
 static struct {
-	u64 runs, failed, msgs, bytes, frames, lost_msgs, legit_exc;
+	u64 runs, failed, msgs, bytes, frames, lost_msgs, legit_exc, dups;
 	u64 drops[SROCE_DROP_MAX];
 	double wall;
 	bool verbose;
@@ -108,6 +108,7 @@ static int run_one(const struct sim_opts *o)
 	tot.bytes += s->st.bytes;
 	tot.frames += s->st.rx_frames;
 	tot.lost_msgs += s->st.lost_msgs;
+	tot.dups += s->st.ud_dups + s->st.uc_late;
 	tot.legit_exc += s->st.retry_exc_legit;
 	for (i = 0; i < SROCE_DROP_MAX; i++)
 		tot.drops[i] += s->st.drops[i];
@@ -154,7 +155,7 @@ static const struct mix check_mix[] = {
 	{ "loss5",	50000,	0,	0,	0,	64 << 10, ALL, 2000, 8 },
 	{ "loss10",	100000,	0,	0,	0,	32 << 10, ALL, 2000, 8 },
 	{ "loss20",	200000,	0,	0,	0,	16 << 10, ALL, 1500, 8 },
-	{ "reorder",	0,	0,	50000,	0,	1u << 20, ALL, 3000, 8 },
+	{ "reorder",	0,	0,	10000,	0,	1u << 20, ALL, 3000, 8 },
 	{ "dup",	0,	50000,	0,	0,	1u << 20, ALL, 3000, 8 },
 	{ "corrupt",	0,	0,	0,	20000,	1u << 20, ALL, 3000, 8 },
 	{ "mix",	20000,	20000,	20000,	10000,	256 << 10, ALL, 3000, 8 },
@@ -181,8 +182,9 @@ static void summary(const char *what)
 	       (unsigned long long)tot.msgs, tot.bytes / 1048576.0,
 	       (unsigned long long)tot.frames, tot.wall,
 	       tot.wall > 0 ? tot.frames / tot.wall : 0.0);
-	printf("; UC/UD lost %llu (legit), RC retry-exceeded under loss %llu\n",
+	printf("; UC/UD lost %llu, late or twice %llu (legit); RC retry-exceeded under loss %llu\n",
 	       (unsigned long long)tot.lost_msgs,
+	       (unsigned long long)tot.dups,
 	       (unsigned long long)tot.legit_exc);
 	printf("drops:");
 	for (i = 1; i < SROCE_DROP_MAX; i++)
@@ -280,6 +282,7 @@ static void usage(void)
 	       "  --loss/--dup/--reorder/--corrupt PCT   link impairments\n"
 	       "  --delay NS --jitter NS --gbps N        link timing\n"
 	       "  --timeout N --retry N --rnr-retry N    QP attributes\n"
+	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
 	for (sc = sim_scenarios; *sc; sc++)
@@ -303,6 +306,7 @@ int main(int argc, char **argv)
 		{ "gbps", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
 		{ "retry", 1, 0, 'R' }, { "rnr-retry", 1, 0, 'N' },
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
+		{ "trace", 1, 0, 'x' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -343,6 +347,7 @@ int main(int argc, char **argv)
 		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
 		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
 		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'x': o.trace = 1 + (u32)atoi(optarg); break;
 		case 'v': tot.verbose = true; o.verbose = true; break;
 		case 'h': usage(); return 0;
 		default: usage(); return 2;

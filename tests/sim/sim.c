@@ -55,7 +55,17 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 			    sq->side);
 	sroce_ep_pkt_copy(q->ep, pkt, f->data + off);
 	sim_encap_icrc(f);
+	if (s->o.trace && (sq->idx == s->o.trace - 1))
+		printf("%12llu  %u>  qp %#x %-22s psn %#08x len %u%s\n",
+		       (unsigned long long)s->now, sq->side, q->qp.qpn,
+		       sroce_opinfo(pkt->opcode) ?
+		       sroce_opinfo(pkt->opcode)->name : "?", pkt->psn,
+		       pkt->paylen, pkt->hdr_len > 12 && (pkt->opcode & 0x1f) ==
+		       SROCE_OP_ACK ? " (ack)" : "");
 	if (sim_link_send(&s->link[sq->side], &s->evq, s->now, f)) {
+		if (s->o.trace && sq->idx == s->o.trace - 1)
+			printf("%12llu      ^ lost or corrupted\n",
+			       (unsigned long long)s->now);
 		/* Remember losses: they excuse a retry exhaustion. */
 		sq->lost_since_ok++;
 		s->qp[!sq->side][sq->idx].lost_since_ok++;
@@ -99,6 +109,11 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, s->now);
 	if (r)
 		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
+	if (s->o.trace && sq->idx == s->o.trace - 1)
+		printf("%12llu   >%u qp %#x %-22s psn %#08x len %u %s\n",
+		       (unsigned long long)s->now, side, sq->q->qp.qpn,
+		       pkt.op->name, pkt.h.bth.psn, pkt.paylen,
+		       r ? sroce_drop_name(r) : "ok");
 	sim_service(s, sq);
 }
 
@@ -199,6 +214,9 @@ void sim_run(struct sim *s, bool (*done)(struct sim *s), u64 limit)
 			if (sq->armed != e.t)
 				break;	/* stale: re-armed since */
 			sq->armed = U64_MAX;
+			if (s->o.trace && sq->idx == s->o.trace - 1)
+				printf("%12llu   deadline side %u\n",
+				       (unsigned long long)s->now, sq->side);
 			sroce_qp_on_deadline(&sq->q->qp, s->now);
 			sim_service(s, sq);
 			break;
@@ -274,15 +292,19 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 
 int sim_setup(struct sim *s, const struct sim_opts *o)
 {
+	int mtu, ipv6;
 	u32 side;
 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
 	sroce_rng_derive(&s->rng, o->seed, 1, 0);
+	/* Always draw, so that fixing them on the command line replays. */
+	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
+	ipv6 = (int)sroce_rng_below(&s->rng, 2);
 	if (!s->o.mtu)
-		s->o.mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
+		s->o.mtu = mtu;
 	if (s->o.ipv6 < 0)
-		s->o.ipv6 = (int)sroce_rng_below(&s->rng, 2);
+		s->o.ipv6 = ipv6;
 	sim_evq_init(&s->evq);
 	for (side = 0; side < 2; side++) {
 		sroce_ep_init(&s->ep[side], sim_emit, s);

@@ -28,6 +28,7 @@ struct sim_opts {
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	bool verbose;
+	u32 trace;		/* 1 + index of a QP pair to trace */
 };
 
 /* The simulator's view of one QP. */
@@ -50,7 +51,7 @@ struct sim_stats {
 	u64 drops[SROCE_DROP_MAX];
 	u64 msgs, bytes, cqes;
 	u64 retry_exc_legit;
-	u64 ud_dups, lost_msgs;
+	u64 ud_dups, uc_late, lost_msgs;
 	u64 events;
 };
 

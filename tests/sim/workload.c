@@ -132,6 +132,22 @@ static void msg_bytes(struct sim *s, struct wl_flow *fl, u32 seq, u8 *p,
 		memcpy(p, tag, 8);
 }
 
+static const char *fname(const struct wl_flow *fl)
+{
+	static char b[4][24];
+	static int k;
+	char *p = b[k++ & 3];
+
+	snprintf(p, 24, "%u/%s", fl->id, fl->type == SROCE_QPT_RC ? "RC" :
+		 fl->type == SROCE_QPT_UC ? "UC" : "UD");
+	return p;
+}
+
+static bool rc_like(const struct wl_flow *fl)
+{
+	return fl->type == SROCE_QPT_RC;
+}
+
 static u32 pick_len(struct sim *s, u32 max)
 {
 	u32 r = (u32)sroce_rng_below(&s->rng, 1000), n;
@@ -226,8 +242,22 @@ static void region_free(struct sim *s, struct wl_region *r)
  * Does @r hold @n bytes of @want at the start of its logical stream and
  * its fill byte everywhere else?  Returns the first bad offset or -1.
  */
+static long region_check_tail(struct sim *s, const struct wl_region *r,
+			      const u8 *want, u64 n, bool tail_any);
+
 static long region_check(struct sim *s, const struct wl_region *r,
 			 const u8 *want, u64 n)
+{
+	return region_check_tail(s, r, want, n, false);
+}
+
+/*
+ * As region_check(), but with @tail_any the logical bytes after the
+ * first @n may hold anything (a UC receive buffer may keep the start of
+ * a message that was dropped half-way: IBA 9.8.3, the WQE is reused).
+ */
+static long region_check_tail(struct sim *s, const struct wl_region *r,
+			      const u8 *want, u64 n, bool tail_any)
 {
 	struct wl *w = WL(s);
 	u8 *img;
@@ -248,6 +278,18 @@ static long region_check(struct sim *s, const struct wl_region *r,
 	}
 	if (done < n)
 		return (long)done;	/* more data than the SGEs hold */
+	if (tail_any) {
+		/* Copy the don't-care bytes over from the buffer itself. */
+		for (i = 0, done = 0; i < r->nsge; i++) {
+			u64 o = r->sge[i].addr - r->iova, skip = 0;
+
+			k = r->sge[i].length;
+			if (done < n)
+				skip = n - done < k ? n - done : k;
+			memcpy(img + o + skip, r->mem + o + skip, k - skip);
+			done += k;
+		}
+	}
 	if (!memcmp(img, r->mem, r->size))
 		return -1;
 	for (i = 0; i < r->size; i++)
@@ -264,10 +306,19 @@ static u64 remote_make(struct sim *s, struct wl_region *r, u8 side, u32 len,
 	return r->sge[0].addr;
 }
 
+/* UD datagrams are bounded by the QP's MTU as the core sees it. */
+static u32 ud_mtu(struct wl_flow *fl)
+{
+	struct sroce_qp_attr a;
+
+	sroce_qp_query(&fl->src->q->qp, &a);
+	return sroce_mtu_bytes(a.path_mtu);
+}
+
 static u32 wl_recv_cap(struct sim *s, struct wl_flow *fl)
 {
 	if (fl->type == SROCE_QPT_UD)
-		return SROCE_GRH_LEN + sroce_mtu_bytes(s->o.mtu);
+		return SROCE_GRH_LEN + ud_mtu(fl);
 	return fl->max_len;
 }
 
@@ -279,7 +330,9 @@ static void post_recv(struct sim *s, struct wl_flow *fl, u32 seq, u32 cap)
 	u32 nsge;
 
 	if (fl->rtail - fl->rhead == fl->rdepth) {
-		sim_fail(s, "flow %u: receive ring full", fl->id);
+		sim_fail(s, "flow %s: receive ring full: oldest receive for seq %u, oldest send seq %u, next seq %u",
+			 fname(fl), fl->rring[fl->rhead % fl->rdepth].seq,
+			 fl->ring[fl->head % fl->depth].seq, seq);
 		return;
 	}
 	rv = &fl->rring[fl->rtail++ % fl->rdepth];
@@ -351,7 +404,12 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 	m->op = op;
 	m->seq = seq;
 	m->wr_id = ++w->next_wr_id;
-	m->signaled = sroce_rng_below(&s->rng, 10) != 0;
+	/*
+	 * Some WQEs unsignaled, but never four in a row and never the last:
+	 * a later completion must always come to imply them.
+	 */
+	m->signaled = sroce_rng_below(&s->rng, 10) != 0 || seq % 4 == 3 ||
+		      seq + 1 == fl->quota;
 	if (op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
 	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD)
 		m->len = 8;
@@ -360,9 +418,8 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 	if (fl->type != SROCE_QPT_RC && m->len < 8 &&
 	    (op == SROCE_WR_SEND || op == SROCE_WR_SEND_WITH_IMM))
 		m->len = 8;
-	if (fl->type == SROCE_QPT_UD && m->len > sroce_mtu_bytes(s->o.mtu))
-		m->len = 8 + (u32)sroce_rng_below(&s->rng,
-					sroce_mtu_bytes(s->o.mtu) - 7);
+	if (fl->type == SROCE_QPT_UD && m->len > ud_mtu(fl))
+		m->len = 8 + (u32)sroce_rng_below(&s->rng, ud_mtu(fl) - 7);
 	mt = &fl->meta[seq];
 	mt->op = op;
 	mt->len = m->len;
@@ -447,7 +504,7 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 
 static void fill_flow(struct sim *s, struct wl_flow *fl)
 {
-	while (!fl->done && fl->posted < fl->quota &&
+	while (!fl->done && !fl->src->broken && fl->posted < fl->quota &&
 	       fl->tail - fl->head < fl->depth && !s->failed)
 		post_one(s, fl);
 }
@@ -500,26 +557,31 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 	long bad;
 	u64 v;
 
+	if (s->o.trace && fl->src->idx == s->o.trace - 1)
+		printf("%12llu   side %u wr_id %llu seq %u %s len %u: status %u\n",
+		       (unsigned long long)s->now, fl->src->side,
+		       (unsigned long long)m->wr_id, m->seq, wr_name[m->op],
+		       m->len, status);
 	if (status != SROCE_WC_SUCCESS) {
 		if (fl->src->broken) {
 			if (status != SROCE_WC_WR_FLUSH_ERR &&
 			    status != SROCE_WC_RETRY_EXC_ERR)
-				sim_fail(s, "flow %u seq %u: status %u after the pair failed",
-					 fl->id, m->seq, status);
+				sim_fail(s, "flow %s seq %u: status %u after the pair failed",
+					 fname(fl), m->seq, status);
 		} else if (status == SROCE_WC_RETRY_EXC_ERR &&
 			   fl->src->lost_since_ok > s->o.retry_cnt) {
 			s->st.retry_exc_legit++;
 			break_pair(s, fl->src);
 		} else {
-			sim_fail(s, "flow %u seq %u %s len %u: status %u (lost since progress %llu)",
-				 fl->id, m->seq, wr_name[m->op], m->len,
+			sim_fail(s, "flow %s seq %u %s len %u: status %u (lost since progress %llu)",
+				 fname(fl), m->seq, wr_name[m->op], m->len,
 				 status,
 				 (unsigned long long)fl->src->lost_since_ok);
 		}
 		goto out;
 	}
 	if (c && c->opcode != wc_of(m->op))
-		sim_fail(s, "flow %u seq %u: wc opcode %u for %s", fl->id,
+		sim_fail(s, "flow %s seq %u: wc opcode %u for %s", fname(fl),
 			 m->seq, c->opcode, wr_name[m->op]);
 	fl->src->lost_since_ok = 0;
 	s->st.msgs++;
@@ -533,27 +595,27 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 		msg_bytes(s, fl, m->seq, data, m->len);
 		bad = region_check(s, &m->rem, data, m->len);
 		if (bad >= 0)
-			sim_fail(s, "flow %u seq %u WRITE len %u: remote byte %ld wrong",
-				 fl->id, m->seq, m->len, bad);
+			sim_fail(s, "flow %s seq %u WRITE len %u: remote byte %ld wrong",
+				 fname(fl), m->seq, m->len, bad);
 		break;
 	case SROCE_WR_RDMA_READ:
 		msg_bytes(s, fl, m->seq, data, m->len);
 		bad = region_check(s, &m->loc, data, m->len);
 		if (bad >= 0)
-			sim_fail(s, "flow %u seq %u READ len %u: local byte %ld wrong",
-				 fl->id, m->seq, m->len, bad);
+			sim_fail(s, "flow %s seq %u READ len %u: local byte %ld wrong",
+				 fname(fl), m->seq, m->len, bad);
 		break;
 	case SROCE_WR_ATOMIC_CMP_AND_SWP:
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 		memcpy(&v, m->loc.mem + (m->loc.sge[0].addr - m->loc.iova), 8);
 		if (v != m->expect)
-			sim_fail(s, "flow %u seq %u %s: returned %#llx, model %#llx",
-				 fl->id, m->seq, wr_name[m->op],
+			sim_fail(s, "flow %s seq %u %s: returned %#llx, model %#llx",
+				 fname(fl), m->seq, wr_name[m->op],
 				 (unsigned long long)v,
 				 (unsigned long long)m->expect);
 		if (region_check(s, &m->loc, (u8 *)&m->expect, 8) >= 0)
-			sim_fail(s, "flow %u seq %u: atomic result spilled",
-				 fl->id, m->seq);
+			sim_fail(s, "flow %s seq %u: atomic result spilled",
+				 fname(fl), m->seq);
 		break;
 	default:
 		break;
@@ -580,8 +642,8 @@ static void send_cqe(struct sim *s, struct sim_qp *sq,
 			 sq->q->qp.qpn);
 	for (;;) {
 		if (fl->head == fl->tail) {
-			sim_fail(s, "flow %u: completion for unknown wr_id %llu status %u",
-				 fl->id, (unsigned long long)c->wr_id,
+			sim_fail(s, "flow %s: completion for unknown wr_id %llu status %u",
+				 fname(fl), (unsigned long long)c->wr_id,
 				 c->status);
 			return;
 		}
@@ -589,8 +651,8 @@ static void send_cqe(struct sim *s, struct sim_qp *sq,
 		if (m->wr_id == c->wr_id)
 			break;
 		if (m->signaled && c->status != SROCE_WC_WR_FLUSH_ERR) {
-			sim_fail(s, "flow %u seq %u: no completion (next was wr_id %llu status %u)",
-				 fl->id, m->seq, (unsigned long long)c->wr_id,
+			sim_fail(s, "flow %s seq %u: no completion (next was wr_id %llu status %u)",
+				 fname(fl), m->seq, (unsigned long long)c->wr_id,
 				 c->status);
 			return;
 		}
@@ -601,8 +663,8 @@ static void send_cqe(struct sim *s, struct sim_qp *sq,
 	finish_msg(s, fl, m, c);
 	fl->head++;
 	if (!m->signaled && c->status == SROCE_WC_SUCCESS)
-		sim_fail(s, "flow %u seq %u: completion of an unsignaled WQE",
-			 fl->id, m->seq);
+		sim_fail(s, "flow %s seq %u: completion of an unsignaled WQE",
+			 fname(fl), m->seq);
 	fill_flow(s, fl);
 }
 
@@ -619,20 +681,20 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 	long bad;
 
 	if (fl->rhead == fl->rtail) {
-		sim_fail(s, "flow %u: receive completion with no receive posted",
-			 fl->id);
+		sim_fail(s, "flow %s: receive completion with no receive posted",
+			 fname(fl));
 		return;
 	}
 	rv = &fl->rring[fl->rhead++ % fl->rdepth];
 	if (c->wr_id != rv->wr_id || c->qp_num != sq->q->qp.qpn) {
-		sim_fail(s, "flow %u: receive completion wr_id %llu qp %#x, expected %llu",
-			 fl->id, (unsigned long long)c->wr_id, c->qp_num,
+		sim_fail(s, "flow %s: receive completion wr_id %llu qp %#x, expected %llu",
+			 fname(fl), (unsigned long long)c->wr_id, c->qp_num,
 			 (unsigned long long)rv->wr_id);
 		goto out;
 	}
 	if (c->status != SROCE_WC_SUCCESS) {
 		if (!sq->broken || c->status != SROCE_WC_WR_FLUSH_ERR)
-			sim_fail(s, "flow %u: receive status %u", fl->id,
+			sim_fail(s, "flow %s: receive status %u", fname(fl),
 				 c->status);
 		goto out;
 	}
@@ -642,8 +704,8 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 		seq = c->ex ^ WL_TAG;
 	} else {
 		if (c->byte_len < grh + 8 || !rv->buf.mem) {
-			sim_fail(s, "flow %u: %u-byte receive too short",
-				 fl->id, c->byte_len);
+			sim_fail(s, "flow %s: %u-byte receive too short",
+				 fname(fl), c->byte_len);
 			goto out;
 		}
 		/* The tag is the first 8 logical payload bytes. */
@@ -661,28 +723,38 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 		memcpy(tag, data + grh, 8);
 		seq = tag[0];
 		if (tag[1] != (WL_TAG ^ fl->id) || seq >= fl->posted) {
-			sim_fail(s, "flow %u: delivered data carries no valid tag",
-				 fl->id);
+			sim_fail(s, "flow %s: delivered data carries no valid tag",
+				 fname(fl));
 			goto out;
 		}
 	}
 	if (seq >= fl->posted) {
-		sim_fail(s, "flow %u: receive for unposted seq %u", fl->id,
+		sim_fail(s, "flow %s: receive for unposted seq %u", fname(fl),
 			 seq);
 		goto out;
 	}
 	mt = &fl->meta[seq];
-	if (mt->delivered && !(ud && s->o.link.dup_ppm)) {
-		sim_fail(s, "flow %u seq %u: delivered twice", fl->id, seq);
+	/*
+	 * UD and UC detect no duplicates (a UC responder resyncs on any
+	 * FIRST/ONLY, as rxe does): with a duplicating or reordering link
+	 * they may deliver a message twice or late.  Counted, not failed.
+	 */
+	if (mt->delivered && !(!rc_like(fl) && (s->o.link.dup_ppm ||
+	    (!ud && s->o.link.reorder_ppm)))) {
+		sim_fail(s, "flow %s seq %u: delivered twice", fname(fl), seq);
 		goto out;
 	}
 	if (mt->delivered)
 		s->st.ud_dups++;
 	if (fl->type == SROCE_QPT_UC) {
-		if (seq < fl->last_seq)
-			sim_fail(s, "flow %u: UC seq %u delivered after %u",
-				 fl->id, seq, fl->last_seq - 1);
-		fl->last_seq = seq + 1;
+		if (seq < fl->last_seq && (s->o.link.dup_ppm ||
+					   s->o.link.reorder_ppm))
+			s->st.uc_late++;
+		else if (seq < fl->last_seq)
+			sim_fail(s, "flow %s: UC seq %u delivered after %u",
+				 fname(fl), seq, fl->last_seq - 1);
+		if (seq >= fl->last_seq)
+			fl->last_seq = seq + 1;
 	}
 	mt->delivered = 1;
 	len = mt->len;
@@ -690,39 +762,40 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 	    (mt->op == SROCE_WR_RDMA_WRITE_WITH_IMM) ||
 	    (c->opcode != SROCE_WC_RECV &&
 	     c->opcode != SROCE_WC_RECV_RDMA_WITH_IMM))
-		sim_fail(s, "flow %u seq %u: receive opcode %u for %s", fl->id,
+		sim_fail(s, "flow %s seq %u: receive opcode %u for %s", fname(fl),
 			 seq, c->opcode, wr_name[mt->op]);
 	if (c->byte_len != len + grh)
-		sim_fail(s, "flow %u seq %u %s: byte_len %u, sent %u", fl->id,
+		sim_fail(s, "flow %s seq %u %s: byte_len %u, sent %u", fname(fl),
 			 seq, wr_name[mt->op], c->byte_len, len + grh);
 	if (!!(c->flags & SROCE_WC_F_WITH_IMM) != op_imm(mt->op) ||
 	    (op_imm(mt->op) && c->ex != mt->imm))
-		sim_fail(s, "flow %u seq %u %s: imm flag %u value %#x, sent %#x",
-			 fl->id, seq, wr_name[mt->op], c->flags, c->ex,
+		sim_fail(s, "flow %s seq %u %s: imm flag %u value %#x, sent %#x",
+			 fname(fl), seq, wr_name[mt->op], c->flags, c->ex,
 			 mt->imm);
 	if (!!(c->flags & SROCE_WC_F_GRH) != ud)
-		sim_fail(s, "flow %u seq %u: GRH flag %u", fl->id, seq,
+		sim_fail(s, "flow %s seq %u: GRH flag %u", fname(fl), seq,
 			 c->flags);
 	if (ud && c->src_qp != fl->src->q->qp.qpn)
-		sim_fail(s, "flow %u seq %u: src_qp %#x", fl->id, seq,
+		sim_fail(s, "flow %s seq %u: src_qp %#x", fname(fl), seq,
 			 c->src_qp);
 	if (c->solicited != mt->solicited &&
 	    mt->op != SROCE_WR_RDMA_WRITE_WITH_IMM)
-		sim_fail(s, "flow %u seq %u: solicited %u, sent %u", fl->id,
+		sim_fail(s, "flow %s seq %u: solicited %u, sent %u", fname(fl),
 			 seq, c->solicited, mt->solicited);
 	data = grow(&w->scratch, &w->scratch_len, (u64)len + grh + 8);
 	if (mt->op == SROCE_WR_RDMA_WRITE_WITH_IMM) {
 		/* The receive buffer must be untouched. */
-		bad = region_check(s, &rv->buf, data, 0);
+		bad = region_check_tail(s, &rv->buf, data, 0,
+					fl->type == SROCE_QPT_UC);
 		if (bad >= 0)
-			sim_fail(s, "flow %u seq %u: WRITE_IMM touched the receive buffer at %ld",
-				 fl->id, seq, bad);
+			sim_fail(s, "flow %s seq %u: WRITE_IMM touched the receive buffer at %ld",
+				 fname(fl), seq, bad);
 		if (fl->type == SROCE_QPT_UC && fl->ucw[seq].mem) {
 			msg_bytes(s, fl, seq, data, len);
 			bad = region_check(s, &fl->ucw[seq], data, len);
 			if (bad >= 0)
-				sim_fail(s, "flow %u seq %u: UC WRITE_IMM byte %ld wrong",
-					 fl->id, seq, bad);
+				sim_fail(s, "flow %s seq %u: UC WRITE_IMM byte %ld wrong",
+					 fname(fl), seq, bad);
 		}
 	} else {
 		if (ud) {
@@ -740,8 +813,8 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 			}
 			if (s->o.ipv6 > 0 ? (g[0] >> 4) != 6 :
 			    g[20] != 0x45 || g[0])
-				sim_fail(s, "flow %u seq %u: bad GRH image",
-					 fl->id, seq);
+				sim_fail(s, "flow %s seq %u: bad GRH image",
+					 fname(fl), seq);
 		}
 		msg_bytes(s, fl, seq, data + grh, len);
 		/* GRH bytes: compare against what was placed */
@@ -757,10 +830,11 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 				done += k;
 			}
 		}
-		bad = region_check(s, &rv->buf, data, (u64)len + grh);
+		bad = region_check_tail(s, &rv->buf, data, (u64)len + grh,
+					fl->type == SROCE_QPT_UC);
 		if (bad >= 0)
-			sim_fail(s, "flow %u seq %u %s len %u: receive byte %ld wrong",
-				 fl->id, seq, wr_name[mt->op], len, bad);
+			sim_fail(s, "flow %s seq %u %s len %u: receive byte %ld wrong",
+				 fname(fl), seq, wr_name[mt->op], len, bad);
 	}
 out:
 	region_free(s, &rv->buf);
@@ -824,11 +898,11 @@ static void check_uc_writes(struct sim *s, struct wl_flow *fl)
 				break;
 		}
 		if (got < len && fl->meta[seq].delivered)
-			sim_fail(s, "flow %u seq %u: UC WRITE_IMM completed but data is partial",
-				 fl->id, seq);
+			sim_fail(s, "flow %s seq %u: UC WRITE_IMM completed but data is partial",
+				 fname(fl), seq);
 		if (region_check(s, r, data, got) >= 0)
-			sim_fail(s, "flow %u seq %u: UC WRITE target is not a packet prefix (%u of %u) plus untouched bytes",
-				 fl->id, seq, got, len);
+			sim_fail(s, "flow %s seq %u: UC WRITE target is not a packet prefix (%u of %u) plus untouched bytes",
+				 fname(fl), seq, got, len);
 		if (got < len)
 			s->st.lost_msgs++;
 		region_free(s, r);
@@ -963,15 +1037,15 @@ int sim_random(struct sim *s)
 		memcpy(&v, fl->atom.mem + (fl->atom.sge[0].addr -
 					   fl->atom.iova), 8);
 		if (v != fl->aval)
-			sim_fail(s, "flow %u: atomic word %#llx, model %#llx",
-				 fl->id, (unsigned long long)v,
+			sim_fail(s, "flow %s: atomic word %#llx, model %#llx",
+				 fname(fl), (unsigned long long)v,
 				 (unsigned long long)fl->aval);
 		if (region_check(s, &fl->atom, (const u8 *)&fl->aval, 8) >= 0)
-			sim_fail(s, "flow %u: atomic target guard damaged",
-				 fl->id);
+			sim_fail(s, "flow %s: atomic target guard damaged",
+				 fname(fl));
 		if (fl->src->q->qp.state != SROCE_QPS_RTS)
-			sim_fail(s, "flow %u: qp %#x in state %u at the end",
-				 fl->id, fl->src->q->qp.qpn,
+			sim_fail(s, "flow %s: qp %#x in state %u at the end",
+				 fname(fl), fl->src->q->qp.qpn,
 				 fl->src->q->qp.state);
 	}
 	if (s->o.verbose) {
