@@ -7,6 +7,8 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.2 sroce_qp_init_attr.ud_mtu: a UD QP's MTU (no path_mtu attribute
+ *        for UD); 0 means 4096.
  *   v1.1 SROCE_COPY_GRH is a base (GRH byte k = SROCE_COPY_GRH + k);
  *        private fields may grow (only embed the structs, never poke them).
  *   v1  first published version.
@@ -513,6 +515,7 @@ struct sroce_qp_init_attr {
 	u32 max_res;			/* upper bound of max_dest_rd_atomic */
 	bool sq_sig_all;
 	bool srq;			/* receives come from an SRQ */
+	u8 ud_mtu;			/* UD: port MTU as ib_mtu; 0 = 4096 */
 	const struct sroce_qp_ops *ops;
 	void *ctx;
 };

@@ -306,7 +306,11 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	qp->attr.qp_state = SROCE_QPS_RESET;
 	qp->attr.pkey = SROCE_DEFAULT_PKEY;
 	qp->attr.path_mtu = 1;
-	qp->mtu = sroce_mtu_bytes(1);
+	if (ia->type == SROCE_QPT_UD)
+		qp->attr.path_mtu = ia->ud_mtu ? ia->ud_mtu : 5;
+	qp->mtu = sroce_mtu_bytes(qp->attr.path_mtu);
+	if (!qp->mtu)
+		return -SROCE_EINVAL;
 	return 0;
 }
 

@@ -315,7 +315,7 @@ END_TEST
 START_TEST(test_ud_errors_to_sqe)
 {
 	struct mock *m = mock_new(SROCE_QPT_UD, 0x11, false);
-	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2000);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 4097);
 	struct sroce_qp_attr a;
 
 	mock_attr(&a, 0);

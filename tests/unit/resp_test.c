@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Responder, driven by a real requester: SEND/WRITE placement, ACK
+ * policy, PSN classification (NAK once, duplicates), RNR, access errors,
+ * READ responses and replay, atomics and their replay cache, UD and UC
+ * receive rules, and a lossy end-to-end run of the whole RC transport.
+ */
+#include "qp_mock.h"
+
+#define MTU	1024
+#define VA	(MOCK_BASE + 0x1000)
+#define RVA	(MOCK_BASE + 0x40000)
+
+struct pair {
+	struct mock *a, *b;
+	u32 ca, cb;	/* delivery cursors into a->pkt, b->pkt */
+};
+
+static void pair_new(struct pair *p, enum sroce_qp_type t)
+{
+	struct sroce_qp_attr at;
+
+	memset(p, 0, sizeof(*p));
+	p->a = mock_new(t, 0x11, false);
+	p->b = mock_new(t, 0x22, false);
+	mock_attr(&at, 0x22);
+	mock_connect_attr(p->a, &at);
+	mock_attr(&at, 0x11);
+	at.sq_psn = 200;
+	at.rq_psn = 100;
+	mock_connect_attr(p->b, &at);
+}
+
+static void pair_free(struct pair *p)
+{
+	mock_free(p->a);
+	mock_free(p->b);
+}
+
+static void fill(struct mock *m, u64 va, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		m->mem[va - MOCK_BASE + i] = (u8)(seed + i * 31);
+}
+
+static struct sroce_pkt parse(struct mock *m, u32 i)
+{
+	struct sroce_pkt p;
+	struct mock_payload pl;
+
+	mock_parse(m, i, &p, &pl);
+	return p;
+}
+
+START_TEST(test_send_recv)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_IMM, 1, VA,
+					   2 * MTU + 500);
+	struct sroce_pkt k;
+
+	pair_new(&p, SROCE_QPT_RC);
+	fill(p.a, VA, 2 * MTU + 500, 3);
+	w.ex = 0xcafe;
+	w.send_flags |= SROCE_SEND_SOLICITED;
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 77, RVA, 4 * MTU);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_uint_eq(mock_pump(p.a, &p.ca, p.b, 1), 3);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].wr_id, 77);
+	ck_assert_uint_eq(p.b->cqe[0].is_recv, 1);
+	ck_assert_uint_eq(p.b->cqe[0].opcode, SROCE_WC_RECV);
+	ck_assert_uint_eq(p.b->cqe[0].byte_len, 2 * MTU + 500);
+	ck_assert_uint_eq(p.b->cqe[0].flags, SROCE_WC_F_WITH_IMM);
+	ck_assert_uint_eq(p.b->cqe[0].ex, 0xcafe);
+	ck_assert_uint_eq(p.b->cqe[0].solicited, 1);
+	ck_assert_int_eq(memcmp(p.b->mem + 0x40000, p.a->mem + 0x1000,
+				2 * MTU + 500), 0);
+	/* One ACK, for the AckReq on the LAST packet. */
+	ck_assert_uint_eq(p.b->npkt, 1);
+	k = parse(p.b, 0);
+	ck_assert_uint_eq(k.h.bth.opcode, SROCE_OPC(RC, ACK));
+	ck_assert_uint_eq(k.h.bth.psn, 102);
+	ck_assert_uint_eq(k.h.bth.dqpn, 0x11);
+	ck_assert_uint_eq(k.h.aeth.msn, 1);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), U64_MAX);
+	mock_pump(p.b, &p.cb, p.a, 2);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_delayed_ack)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 3 * MTU);
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_deliver(p.a, 0, p.b, 1000);
+	mock_deliver(p.a, 1, p.b, 1500);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp),
+			  1000 + SROCE_ACK_DELAY_NS);
+	sroce_qp_on_deadline(&p.b->qp, 1000 + SROCE_ACK_DELAY_NS);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 101);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), U64_MAX);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_psn_ahead_nak_once)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
+	struct sroce_pkt k;
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	for (i = 0; i < 3; i++)
+		mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_PSN_INVALID);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	k = parse(p.b, 0);
+	ck_assert_uint_eq(k.h.aeth.syndrome, mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR));
+	ck_assert_uint_eq(k.h.bth.psn, 100);
+	/* Once only. */
+	ck_assert_int_eq(mock_deliver(p.a, 2, p.b, 2), SROCE_DROP_PSN_INVALID);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	ck_assert_uint_eq(p.b->qp.stats.seq_naks_sent, 1);
+	/* The requester goes back to 100. */
+	mock_deliver(p.b, 0, p.a, 3);
+	ck_assert_uint_eq(p.a->ncqe, 0);
+	sroce_qp_kick(&p.a->qp, 100, 4);
+	ck_assert_uint_eq(p.a->npkt, 6);
+	ck_assert_uint_eq(mock_psn(p.a, 3), 100);
+	p.ca = 3;
+	mock_pump(p.a, &p.ca, p.b, 5);
+	ck_assert_uint_eq(p.b->npkt, 4);
+	ck_assert_uint_eq(parse(p.b, 3).h.bth.psn, 102);
+	p.cb = 1;
+	mock_pump(p.b, &p.cb, p.a, 6);
+	ck_assert_uint_eq(p.a->ncqe, 3);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_duplicates)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU);
+
+	pair_new(&p, SROCE_QPT_RC);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 1, RVA, 4 * MTU);
+	mock_post_recv(p.b, 2, RVA, 4 * MTU);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	/* FIRST again: no AckReq, dropped silently. */
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_DUPLICATE);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	/* LAST again: re-ACKed, nothing placed twice. */
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 2), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->npkt, 2);
+	ck_assert_uint_eq(parse(p.b, 1).h.bth.psn, 101);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->rw_head, 1);
+	ck_assert_uint_eq(p.b->qp.stats.dup_requests, 2);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_rnr)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 100);
+	struct sroce_pkt k;
+	u64 t;
+
+	pair_new(&p, SROCE_QPT_RC);
+	mock_post_send(p.a, &w);
+	w.wr_id = 2;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NO_RESOURCE);
+	k = parse(p.b, 0);
+	ck_assert_uint_eq(k.h.aeth.syndrome,
+			  sroce_aeth_syndrome(SROCE_AETH_RNR_NAK, 1));
+	ck_assert_uint_eq(k.h.bth.psn, 100);
+	/* The next packet is ahead: dropped without another NAK. */
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_PSN_INVALID);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	p.ca = 2;
+	mock_pump(p.b, &p.cb, p.a, 2);
+	t = sroce_qp_next_deadline(&p.a->qp);
+	ck_assert_uint_eq(t, 2 + sroce_rnr_timer_ns(1));
+	mock_post_recv(p.b, 10, RVA, 200);
+	mock_post_recv(p.b, 11, RVA + 200, 200);
+	sroce_qp_on_deadline(&p.a->qp, t);
+	sroce_qp_kick(&p.a->qp, 100, t);
+	mock_pump(p.a, &p.ca, p.b, t);
+	ck_assert_uint_eq(p.b->ncqe, 2);
+	mock_pump(p.b, &p.cb, p.a, t);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	ck_assert_uint_eq(p.b->qp.stats.rnr_naks_sent, 1);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_write_access_errors)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
+	struct sroce_pkt k;
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x999;
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 5, RVA, 10);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	k = parse(p.b, 0);
+	ck_assert_uint_eq(k.h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
+	ck_assert_uint_eq(p.b->events[SROCE_EVENT_QP_ACCESS_ERR], 1);
+	/* The posted receive is flushed. */
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_WR_FLUSH_ERR);
+	mock_pump(p.b, &p.cb, p.a, 2);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_REM_ACCESS_ERR);
+	pair_free(&p);
+
+	/* Out of the MR's bounds. */
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.rkey = 0x100;
+	w.rdma.remote_addr = MOCK_BASE + MOCK_MEM - 4;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_deliver(p.a, 0, p.b, 1);
+	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_qp_access_flags)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 10);
+	struct sroce_qp_attr a;
+
+	memset(&p, 0, sizeof(p));
+	p.a = mock_new(SROCE_QPT_RC, 0x11, false);
+	p.b = mock_new(SROCE_QPT_RC, 0x22, false);
+	mock_attr(&a, 0x22);
+	mock_connect_attr(p.a, &a);
+	mock_attr(&a, 0x11);
+	a.rq_psn = 100;
+	a.qp_access_flags = SROCE_ACCESS_REMOTE_WRITE;
+	mock_connect_attr(p.b, &a);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_deliver(p.a, 0, p.b, 1);
+	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_read_and_replay)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 3 * MTU + 5);
+	struct sroce_pkt k;
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	fill(p.b, RVA, 3 * MTU + 5, 9);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->npkt, 4);
+	for (i = 0; i < 4; i++) {
+		k = parse(p.b, i);
+		ck_assert_uint_eq(k.h.bth.psn, 100 + i);
+		ck_assert_uint_eq(k.paylen, i < 3 ? MTU : 5);
+	}
+	ck_assert_uint_eq(mock_opcode(p.b, 0), SROCE_OPC(RC, READ_RESP_FIRST));
+	ck_assert_uint_eq(mock_opcode(p.b, 1), SROCE_OPC(RC, READ_RESP_MIDDLE));
+	ck_assert_uint_eq(mock_opcode(p.b, 3), SROCE_OPC(RC, READ_RESP_LAST));
+	ck_assert_uint_eq(parse(p.b, 3).h.aeth.msn, 1);
+	ck_assert_uint_eq(p.b->qp.resp.psn, 104);
+
+	/* Response 101 is lost: A re-reads from 101, B replays from there. */
+	mock_deliver(p.b, 0, p.a, 2);
+	mock_deliver(p.b, 2, p.a, 2);
+	p.cb = 4;
+	sroce_qp_kick(&p.a->qp, 100, 3);
+	ck_assert_uint_eq(p.a->npkt, 2);
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 4), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->npkt, 7);
+	ck_assert_uint_eq(mock_opcode(p.b, 4), SROCE_OPC(RC, READ_RESP_FIRST));
+	ck_assert_uint_eq(mock_psn(p.b, 4), 101);
+	ck_assert_uint_eq(mock_opcode(p.b, 6), SROCE_OPC(RC, READ_RESP_LAST));
+	/* The replay did not move the expected PSN. */
+	ck_assert_uint_eq(p.b->qp.resp.psn, 104);
+	mock_pump(p.b, &p.cb, p.a, 5);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(p.a->mem + 0x1000, p.b->mem + 0x40000,
+				3 * MTU + 5), 0);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_responses_not_overtaken)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 40 * MTU);
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	w = mock_wqe(SROCE_WR_SEND, 2, VA, 10);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 1, RVA, 100);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	/* Only the inline budget went out; the SEND's ACK waits. */
+	ck_assert_uint_eq(p.b->npkt, SROCE_RX_INLINE_BUDGET);
+	ck_assert(sroce_qp_pending(&p.b->qp));
+	while (sroce_qp_kick(&p.b->qp, 7, 2))
+		;
+	ck_assert_uint_eq(p.b->npkt, 41);
+	for (i = 0; i < 40; i++)
+		ck_assert_uint_eq(mock_psn(p.b, i), 100 + i);
+	ck_assert_uint_eq(mock_opcode(p.b, 40), SROCE_OPC(RC, ACK));
+	ck_assert_uint_eq(mock_psn(p.b, 40), 140);
+	ck_assert(!sroce_qp_pending(&p.b->qp));
+	mock_pump(p.b, &p.cb, p.a, 3);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_atomic_replay_cache)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
+					   VA, 8);
+	u64 v = 1000, r;
+
+	pair_new(&p, SROCE_QPT_RC);
+	memcpy(p.b->mem + 0x40000, &v, 8);
+	w.atomic.remote_addr = RVA;
+	w.atomic.rkey = 0x100;
+	w.atomic.compare_add = 5;
+	mock_post_send(p.a, &w);
+	w = mock_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 2, VA + 8, 8);
+	w.atomic.remote_addr = RVA;
+	w.atomic.rkey = 0x100;
+	w.atomic.compare_add = 1005;
+	w.atomic.swap = 7;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->atomics, 2);
+	memcpy(&v, p.b->mem + 0x40000, 8);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_uint_eq(p.b->npkt, 2);
+	ck_assert_uint_eq(mock_opcode(p.b, 0), SROCE_OPC(RC, ATOMIC_ACK));
+	/* The first FETCH_ADD again: answered from the cache. */
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->atomics, 2);
+	ck_assert_uint_eq(p.b->npkt, 3);
+	ck_assert_uint_eq(parse(p.b, 2).h.atmack, 1000);
+	mock_pump(p.b, &p.cb, p.a, 3);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	memcpy(&r, p.a->mem + 0x1000, 8);
+	ck_assert_uint_eq(r, 1000);
+	memcpy(&r, p.a->mem + 0x1008, 8);
+	ck_assert_uint_eq(r, 1005);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_misaligned_atomic)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
+					   VA, 8);
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.atomic.remote_addr = RVA + 4;
+	w.atomic.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
+	ck_assert_uint_eq(p.b->atomics, 0);
+	mock_pump(p.b, &p.cb, p.a, 1);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_REM_INV_REQ_ERR);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_recv_too_small)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 200);
+
+	pair_new(&p, SROCE_QPT_RC);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 9, RVA, 100);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(p.b->cqe[0].wr_id, 9);
+	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_send_inv_and_write_imm)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_INV, 1, VA, 20);
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.ex = 0x4321;
+	mock_post_send(p.a, &w);
+	w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 2, VA, 2 * MTU);
+	w.rdma.remote_addr = RVA + 0x1000;
+	w.rdma.rkey = 0x100;
+	w.ex = 99;
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 1, RVA, 100);
+	mock_post_recv(p.b, 2, RVA, 0);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->invalidated, 0x4321);
+	ck_assert_uint_eq(p.b->ncqe, 2);
+	ck_assert_uint_eq(p.b->cqe[0].flags, SROCE_WC_F_WITH_INV);
+	ck_assert_uint_eq(p.b->cqe[0].ex, 0x4321);
+	ck_assert_uint_eq(p.b->cqe[1].opcode, SROCE_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(p.b->cqe[1].byte_len, 2 * MTU);
+	ck_assert_uint_eq(p.b->cqe[1].ex, 99);
+	ck_assert_uint_eq(p.b->cqe[1].wr_id, 2);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_opcode_sequence)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU);
+
+	pair_new(&p, SROCE_QPT_RC);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 1, RVA, 4 * MTU);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	/* LAST at the expected PSN without a FIRST before it. */
+	p.b->qp.resp.psn = 101;
+	mock_deliver(p.a, 1, p.b, 1);
+	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
+	ck_assert_uint_eq(p.b->events[SROCE_EVENT_QP_REQ_ERR], 1);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_ud_recv)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 300);
+	struct sroce_recv_wqe *r;
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_UD);
+	fill(p.a, VA, 300, 1);
+	w.ud.remote_qpn = 0x22;
+	w.ud.remote_qkey = 0x11111111;
+	mock_post_send(p.a, &w);
+	w.ud.remote_qkey = 0x2;		/* wrong Q_Key */
+	mock_post_send(p.a, &w);
+	/* GRH split across two SGEs. */
+	mock_post_recv(p.b, 4, RVA, 30);
+	r = &p.b->rw[0];
+	r->num_sge = 2;
+	r->sge[1].addr = RVA + 0x100;
+	r->sge[1].length = 400;
+	r->sge[1].lkey = 0x100;
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_BAD_QKEY);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].byte_len, 340);
+	ck_assert_uint_eq(p.b->cqe[0].src_qp, 0x11);
+	ck_assert_uint_eq(p.b->cqe[0].flags, SROCE_WC_F_GRH);
+	for (i = 0; i < 30; i++)
+		ck_assert_uint_eq(p.b->mem[0x40000 + i], 0xa0 + i);
+	for (i = 0; i < 10; i++)
+		ck_assert_uint_eq(p.b->mem[0x40100 + i], 0xa0 + 30 + i);
+	ck_assert_int_eq(memcmp(p.b->mem + 0x40100 + 10, p.a->mem + 0x1000,
+				300), 0);
+	/* No receive WQE: dropped, counted, no NAK on UD. */
+	w.ud.remote_qkey = 0x11111111;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 2);
+	ck_assert_int_eq(mock_deliver(p.a, 2, p.b, 3), SROCE_DROP_NO_RESOURCE);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_uc_lost_middle)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 3 * MTU);
+
+	pair_new(&p, SROCE_QPT_UC);
+	mock_post_send(p.a, &w);
+	w = mock_wqe(SROCE_WR_SEND, 2, VA, 10);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 1, RVA, 4 * MTU);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_uint_eq(p.a->npkt, 4);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	/* 1 lost: the LAST is dropped, the message is abandoned. */
+	ck_assert_int_eq(mock_deliver(p.a, 2, p.b, 1), SROCE_DROP_BAD_SEQUENCE);
+	ck_assert_uint_eq(p.b->ncqe, 0);
+	/* The next message lands in the same receive WQE. */
+	ck_assert_int_eq(mock_deliver(p.a, 3, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].wr_id, 1);
+	ck_assert_uint_eq(p.b->cqe[0].byte_len, 10);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	pair_free(&p);
+}
+END_TEST
+
+/*
+ * The whole RC transport over a link that drops every 5th packet one way
+ * and every 3rd ACK the other, with a mixed workload.
+ */
+START_TEST(test_lossy_end_to_end)
+{
+	struct pair p;
+	struct sroce_send_wqe w;
+	u64 now = 0, d;
+	u32 i, n = 0, idle = 0;
+
+	pair_new(&p, SROCE_QPT_RC);
+	fill(p.a, VA, 0x20000, 5);
+	fill(p.b, RVA + 0x30000, 0x8000, 77);
+	for (i = 0; i < 12; i++) {
+		switch (i % 4) {
+		case 0:
+			w = mock_wqe(SROCE_WR_SEND, i, VA + i * 0x1000,
+				     2 * MTU + i);
+			mock_post_recv(p.b, i, RVA + i * 0x1000, 0x1000);
+			break;
+		case 1:
+			w = mock_wqe(SROCE_WR_RDMA_WRITE, i, VA + i * 0x1000,
+				     3 * MTU);
+			w.rdma.remote_addr = RVA + i * 0x1000;
+			w.rdma.rkey = 0x100;
+			break;
+		case 2:
+			w = mock_wqe(SROCE_WR_RDMA_READ, i,
+				     VA + 0x10000 + i * 0x1000, 3 * MTU + 7);
+			w.rdma.remote_addr = RVA + 0x30000 + i * 0x100;
+			w.rdma.rkey = 0x100;
+			break;
+		default:
+			w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, i,
+				     VA + 0x1f000 + i * 8, 8);
+			w.atomic.remote_addr = RVA + 0x3f000;
+			w.atomic.rkey = 0x100;
+			w.atomic.compare_add = 1;
+			break;
+		}
+		mock_post_send(p.a, &w);
+	}
+	while (p.a->ncqe < 12 && idle < 1000) {
+		u32 moved = 0;
+
+		sroce_qp_kick(&p.a->qp, 8, now);
+		sroce_qp_kick(&p.b->qp, 8, now);
+		while (p.ca < p.a->npkt) {
+			if (++n % 5)
+				mock_deliver(p.a, p.ca, p.b, now);
+			p.ca++;
+			moved++;
+		}
+		while (p.cb < p.b->npkt) {
+			if (++n % 3)
+				mock_deliver(p.b, p.cb, p.a, now);
+			p.cb++;
+			moved++;
+		}
+		if (!moved && !sroce_qp_pending(&p.a->qp) &&
+		    !sroce_qp_pending(&p.b->qp)) {
+			d = sroce_qp_next_deadline(&p.a->qp);
+			if (sroce_qp_next_deadline(&p.b->qp) < d)
+				d = sroce_qp_next_deadline(&p.b->qp);
+			ck_assert_uint_ne(d, U64_MAX);
+			now = d;
+			sroce_qp_on_deadline(&p.a->qp, now);
+			sroce_qp_on_deadline(&p.b->qp, now);
+			idle++;
+		}
+	}
+	ck_assert_uint_eq(p.a->ncqe, 12);
+	for (i = 0; i < 12; i++) {
+		ck_assert_uint_eq(p.a->cqe[i].wr_id, i);
+		ck_assert_uint_eq(p.a->cqe[i].status, SROCE_WC_SUCCESS);
+	}
+	ck_assert_uint_eq(p.b->ncqe, 3);
+	for (i = 0; i < 12; i += 4)
+		ck_assert_int_eq(memcmp(p.b->mem + 0x40000 + i * 0x1000,
+					p.a->mem + 0x1000 + i * 0x1000,
+					2 * MTU + i), 0);
+	for (i = 1; i < 12; i += 4)
+		ck_assert_int_eq(memcmp(p.b->mem + 0x40000 + i * 0x1000,
+					p.a->mem + 0x1000 + i * 0x1000,
+					3 * MTU), 0);
+	for (i = 2; i < 12; i += 4)
+		ck_assert_int_eq(memcmp(p.a->mem + 0x11000 + i * 0x1000,
+					p.b->mem + 0x70000 + i * 0x100,
+					3 * MTU + 7), 0);
+	/* Each atomic executed exactly once despite the losses. */
+	{
+		u64 v;
+
+		memcpy(&v, p.b->mem + 0x7f000, 8);
+		ck_assert_uint_eq(v, 3);
+		for (i = 3; i < 12; i += 4) {
+			memcpy(&v, p.a->mem + 0x20000 + i * 8, 8);
+			ck_assert_uint_eq(v, i / 4);
+		}
+	}
+	ck_assert_uint_gt(p.a->qp.stats.retransmits, 0);
+	ck_assert_int_eq(p.a->qp.state, SROCE_QPS_RTS);
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_RTS);
+	pair_free(&p);
+}
+END_TEST
+
+Suite *resp_suite(void);
+
+Suite *resp_suite(void)
+{
+	Suite *s = suite_create("resp");
+	TCase *tc = tcase_create("responder");
+
+	tcase_add_test(tc, test_send_recv);
+	tcase_add_test(tc, test_delayed_ack);
+	tcase_add_test(tc, test_psn_ahead_nak_once);
+	tcase_add_test(tc, test_duplicates);
+	tcase_add_test(tc, test_rnr);
+	tcase_add_test(tc, test_write_access_errors);
+	tcase_add_test(tc, test_qp_access_flags);
+	tcase_add_test(tc, test_read_and_replay);
+	tcase_add_test(tc, test_responses_not_overtaken);
+	tcase_add_test(tc, test_atomic_replay_cache);
+	tcase_add_test(tc, test_misaligned_atomic);
+	tcase_add_test(tc, test_recv_too_small);
+	tcase_add_test(tc, test_send_inv_and_write_imm);
+	tcase_add_test(tc, test_opcode_sequence);
+	tcase_add_test(tc, test_ud_recv);
+	tcase_add_test(tc, test_uc_lost_middle);
+	tcase_add_test(tc, test_lossy_end_to_end);
+	suite_add_tcase(s, tc);
+	return s;
+}
