@@ -11,22 +11,28 @@
 #include "wire.h"
 #include "link.h"
 
-/* Frames are recycled through a free list: no malloc per packet. */
-static struct sim_frame *frame_free;
+/* Frames are recycled through free lists: no malloc per packet. */
+static const u32 frame_cls[] = { 256, 640, 1152, 2176, SIM_FRAME_MAX };
+static struct sim_frame *frame_free[ARRAY_SIZE(frame_cls)];
 static long frame_live;
 
-struct sim_frame *sim_frame_get(void)
+struct sim_frame *sim_frame_get(u32 len)
 {
-	struct sim_frame *f = frame_free;
+	struct sim_frame *f;
+	u8 c = 0;
 
+	while (frame_cls[c] < len && c + 1u < ARRAY_SIZE(frame_cls))
+		c++;
+	f = frame_free[c];
 	if (f) {
-		frame_free = f->next;
+		frame_free[c] = f->next;
 	} else {
-		f = malloc(sizeof(*f));
+		f = malloc(sizeof(*f) + frame_cls[c]);
 		if (!f) {
 			fprintf(stderr, "sim: out of memory\n");
 			exit(2);
 		}
+		f->cls = c;
 	}
 	f->next = NULL;
 	f->len = 0;
@@ -36,8 +42,8 @@ struct sim_frame *sim_frame_get(void)
 
 void sim_frame_put(struct sim_frame *f)
 {
-	f->next = frame_free;
-	frame_free = f;
+	f->next = frame_free[f->cls];
+	frame_free[f->cls] = f;
 	frame_live--;
 }
 
@@ -205,7 +211,7 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 	}
 	if (sroce_rng_ppm(&l->rng, c->dup_ppm)) {
 		l->st.dup++;
-		d = sim_frame_get();
+		d = sim_frame_get(f->len);
 		d->len = f->len;
 		d->ipv6 = f->ipv6;
 		memcpy(d->data, f->data, f->len);

@@ -21,10 +21,15 @@ struct sim_frame {
 	struct sim_frame *next;		/* free list */
 	u32 len;			/* bytes from the IP header on */
 	u8 ipv6;
-	u8 data[SIM_FRAME_MAX];
+	u8 cls;				/* size class */
+	u8 data[];
 };
 
-struct sim_frame *sim_frame_get(void);
+/*
+ * A frame with room for @len bytes, from per-size free lists: ACKs take
+ * 256 bytes, not a full 4 KiB frame, which keeps the working set small.
+ */
+struct sim_frame *sim_frame_get(u32 len);
 void sim_frame_put(struct sim_frame *f);
 /* Frames currently handed out (a leak check for the end of a run). */
 long sim_frames_live(void);

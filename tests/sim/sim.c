@@ -50,7 +50,7 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		sim_fail(s, "emit: %u-byte packet exceeds the MTU", roce);
 		return 0;
 	}
-	f = sim_frame_get();
+	f = sim_frame_get(roce + 48);
 	off = sim_encap_hdr(f, ipv6, roce, (u16)(0xc000 | (q->qp.qpn & 0x3fff)),
 			    sq->side);
 	sroce_ep_pkt_copy(q->ep, pkt, f->data + off);
