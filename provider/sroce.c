@@ -193,4 +193,5 @@ static const struct verbs_device_ops sroce_dev_ops = {
 	.uninit_device = sroce_uninit_device,
 	.alloc_context = sroce_alloc_context,
 };
+
 PROVIDER_DRIVER(sroce, sroce_dev_ops);

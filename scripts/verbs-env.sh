@@ -56,5 +56,6 @@ if sroce_verbs_env; then
 else
 	unset -f sroce_verbs_env
 	unset _top _src _lib _drv
+	# shellcheck disable=SC2317 # reached when executed, not sourced
 	return 1 2>/dev/null || exit 1
 fi

@@ -1,3 +1,4 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # ibv_devices (Debian's binary, on the pinned libibverbs) lists the sroce
@@ -11,10 +12,11 @@ guid=$(tr -d : <"$sys/node_guid")
 
 run_quiet "$T/devices" ibv_devices
 cat "$T/devices"
-grep -Eq "^[[:space:]]+$SROCE_DEV[[:space:]]+$guid\$" "$T/devices" ||
+grep -Eq "^[[:space:]]+${SROCE_DEV}[[:space:]]+$guid\$" "$T/devices" ||
 	fail "ibv_devices does not list $SROCE_DEV with node GUID $guid"
 n=$(grep -Ec '^[[:space:]]+[^-[:space:]]' "$T/devices")
-want=$(($(ls /sys/class/infiniband | wc -l) + 1))	# + the header
+ndev=$(find /sys/class/infiniband -mindepth 1 -maxdepth 1 | wc -l)
+want=$((ndev + 1))	# + the header
 ((n == want)) || fail "ibv_devices lists $((n - 1)) devices, sysfs has $((want - 1))"
 
 run_quiet "$T/providers" "$PROBE"

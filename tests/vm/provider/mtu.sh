@@ -1,3 +1,4 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # active_mtu and the port state that ibv_devinfo shows follow the netdev

@@ -1,3 +1,4 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # A renamed sroce device (no "sroce" in its name) is still claimed by the

@@ -1,3 +1,4 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # With IBV_SHOW_WARNINGS=1 the verbs tools print nothing on stderr: every
