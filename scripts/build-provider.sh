@@ -5,6 +5,9 @@
 # that tree in place (libibverbs, librdmacm, every provider, ours included).
 #
 #   scripts/build-provider.sh [RDMA_CORE_SRC]     default build/rdma-core-56.1
+#   scripts/build-provider.sh --install RDMA_CORE_SRC
+#       build, then install the provider for the system's libibverbs, which
+#       must be the same rdma-core version as RDMA_CORE_SRC (DESTDIR honoured)
 #
 # The graft is a copy: provider/*, plus kernel/uapi/sroce-abi.h, which exists
 # once in this repository and is shared with the kernel module.  Files are
@@ -18,6 +21,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+install=
+if [[ ${1:-} == --install ]]; then
+	install=1
+	shift
+fi
 src=${1:-${RDMA_CORE_SRC:-$top/build/rdma-core-56.1}}
 jobs=${NINJA_JOBS:-2}
 
@@ -120,3 +128,25 @@ if stale no_rdma_netlink.so no_rdma_netlink.c; then
 	echo "$src" >"$out/no_rdma_netlink.so.src"
 fi
 echo "build-provider: ok: $so"
+[[ -n $install ]] || exit 0
+
+# Install for the system's libibverbs.  A provider only works inside the
+# libibverbs version it was built with: compare the tree's version with the
+# one in the system library's file name (libibverbs.so.1.<abi>.<version>).
+sys=$(ldconfig -p | sed -n 's/^[[:space:]]*libibverbs\.so\.1 (.*x86-64.*) => //p' | head -n1)
+[[ -z $sys ]] && sys=$(ldconfig -p | sed -n 's/^[[:space:]]*libibverbs\.so\.1 (.*) => //p' | head -n1)
+[[ -n $sys ]] || die "no system libibverbs.so.1 (install libibverbs1 / libibverbs)"
+real=$(readlink -f "$sys")
+sysver=${real##*/libibverbs.so.1.}
+sysver=${sysver#*.}
+treever=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$cml")
+[[ $sysver == "$treever" ]] ||
+	die "system libibverbs is rdma-core $sysver ($real), $src is $treever: build against a $sysver tree"
+provdir=$(dirname "$real")/libibverbs
+confdir=/etc/libibverbs.d
+compgen -G "$provdir/lib*-rdmav$pabi.so" >/dev/null ||
+	die "no lib*-rdmav$pabi.so providers in $provdir: is this the provider directory?"
+install -D -m 0644 "$so" "${DESTDIR:-}$provdir/libsroce-rdmav$pabi.so"
+mkdir -p "${DESTDIR:-}$confdir"
+echo "driver sroce" >"${DESTDIR:-}$confdir/sroce.driver"
+echo "build-provider: installed ${DESTDIR:-}$provdir/libsroce-rdmav$pabi.so and ${DESTDIR:-}$confdir/sroce.driver"
