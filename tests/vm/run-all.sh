@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-all.sh KERNEL...: the VM phase of `make check`.  For each kernel and
+# each group directory tests/vm/<group>/ holding *.sh tests, boot the two
+# guests once with the group's options (SROCE_VM_ARGS in
+# tests/vm/<group>/group.conf) and run the group's tests, sorted.  A group
+# that cannot boot (say, sroce.ko is not built) counts every one of its
+# tests as failed: nothing passes by not running.
+#
+# The output ends with "vm: N passed, M failed"; the exit status is 0 only
+# if nothing failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/tools/sroce-vm
+(($#)) || set -- 6.1 6.12
+
+passed=0 failed=0 skipped=0
+groups=()
+for d in "$top"/tests/vm/*/; do
+	compgen -G "$d*.sh" >/dev/null && groups+=("$(basename "$d")")
+done
+
+for kernel in "$@"; do
+	for g in "${groups[@]}"; do
+		dir=$top/tests/vm/$g
+		mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
+		SROCE_VM_ARGS=
+		if [[ -f $dir/group.conf ]]; then
+			# shellcheck source=/dev/null
+			. "$dir/group.conf"
+		fi
+		echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)"
+		log=$(mktemp)
+		# shellcheck disable=SC2086 # SROCE_VM_ARGS is a word list
+		"$vm" --kernel "$kernel" $SROCE_VM_ARGS "${tests[@]}" 2>&1 |
+			tee "$log" | sed -u '/^vm: [0-9]* passed, [0-9]* failed$/d'
+		line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+		if [[ -n $line ]]; then
+			read -r _ p _ f _ <<<"$line"
+			s=$(sed -n 's/^vm: \([0-9]*\) skipped$/\1/p' "$log" | tail -n 1)
+			echo "vm $kernel $g: $p passed, $f failed${s:+, $s skipped}"
+		else
+			p=0 f=${#tests[@]} s=0
+			echo "vm $kernel $g: could not run (see above): ${#tests[@]} tests count as failed"
+		fi
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+		rm -f "$log"
+	done
+done
+((skipped)) && echo "vm: $skipped skipped"
+echo "vm: $passed passed, $failed failed"
+((failed == 0))
