@@ -22,6 +22,7 @@ static_assert(sizeof(struct sroce_get_context_resp) ==
 	      sizeof(struct sroce_alloc_ucontext_resp),
 	      "sroce udata must follow the core reply without padding");
 
+/* A hit here is only a candidate: sroce_match_device() has the last word. */
 static const struct verbs_match_ent sroce_match_table[] = {
 	VERBS_DRIVER_ID(SROCE_DRIVER_ID),
 	VERBS_NAME_MATCH("sroce", NULL),
