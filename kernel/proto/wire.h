@@ -25,7 +25,7 @@
 #define SROCE_DETH_LEN		8
 #define SROCE_FETH_LEN		4
 #define SROCE_ICRC_LEN		4
-/* Largest BTH + extension headers of any opcode (BTH + RETH + ImmDT etc.). */
+/* Largest BTH + extension headers of any opcode (BTH + AtomicETH). */
 #define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_ATMETH_LEN)
 
 #define SROCE_DEFAULT_PKEY	0xffff

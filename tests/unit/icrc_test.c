@@ -319,7 +319,7 @@ static void check_capture(const char *name, struct rxe_stats *st)
 		int off = l3_offset(dlt, data, ph->caplen);
 		const u8 *ip;
 		u32 avail, iplen, len;
-		struct sroce_pkt pkt;
+		struct sroce_pkt pkt = { 0 };
 		bool v6;
 
 		if (off < 0)
@@ -358,6 +358,15 @@ static void check_capture(const char *name, struct rxe_stats *st)
 			      st->roce, sroce_drop_name(sroce_parse(ip + iplen + 8,
 						len - iplen - 8, &pkt)));
 		st->parsed++;
+		/* our encoder reproduces rxe's headers byte for byte */
+		{
+			u8 enc[SROCE_MAX_HDR_LEN];
+
+			ck_assert_uint_eq(sroce_build(enc, &pkt.h), pkt.hdr_len);
+			ck_assert_msg(!memcmp(enc, ip + iplen + 8, pkt.hdr_len),
+				      "%s: packet %u: %s re-encodes differently",
+				      name, st->roce, pkt.op->name);
+		}
 		flip_bits(ip, len, v6, iplen, iplen + 8 + pkt.hdr_len, 32);
 	}
 	pcap_close(pc);
