@@ -40,6 +40,15 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 
 	mutex_lock(&sroce_link_lock);
+	/* ib_core would say ENFILE; say what is wrong instead. */
+	old = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (old) {
+		pr_err("%s: an RDMA device of that name already exists\n",
+		       ibdev_name);
+		ib_device_put(old);
+		err = -EEXIST;
+		goto out;
+	}
 	old = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
 	if (old) {
 		pr_err("%s: %s already carries sroce device %s\n", ibdev_name,

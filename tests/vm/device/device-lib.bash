@@ -112,7 +112,7 @@ sd_param() {
 	[[ -n $v ]] || fail "params.h has no $1"
 	while [[ $v =~ $re ]]; do
 		n=${BASH_REMATCH[1]}
-		v=${v//$n/$(sd_param "$n")}
+		v=${v/$n/$(sd_param "$n")}
 	done
 	v=$(sed -E 's/SZ_([0-9]+)K/(\1*1024)/g; s/SZ_([0-9]+)M/(\1*1048576)/g;
 		s/SZ_([0-9]+)/\1/g; s/BIT(_ULL)?\(([0-9]+)\)/(1<<\2)/g;

@@ -27,6 +27,7 @@ sd_kmsg_expect "sroce1: $SROCE_IF already carries sroce device sroce0"
 ip link add sdd0 type dummy || fail "cannot create dummy"
 ip link set sdd0 up
 expect_fail rdma link add sroce0 type sroce netdev sdd0
+sd_kmsg_expect "sroce0: an RDMA device of that name already exists"
 [[ $(<$SD_SYS/sroce0/parent) == "$SROCE_IF" ]] || fail "sroce0 changed parent"
 
 # No such netdev: ib_core refuses before sroce sees it.
