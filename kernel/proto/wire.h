@@ -216,7 +216,8 @@ enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt);
 /*
  * Encode BTH and the extension headers @h->bth.opcode calls for into @buf
  * (room for SROCE_MAX_HDR_LEN).  Returns the bytes written, or 0 for an
- * unknown opcode.
+ * unknown opcode.  @h->bth.pad is written as given: sroce_pad_for() of
+ * the payload length.  Reserved bits are written as zero.
  */
 u32 sroce_build(u8 *buf, const struct sroce_hdrs *h);
 
