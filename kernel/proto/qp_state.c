@@ -499,14 +499,16 @@ void sroce_req_flush(struct sroce_qp *qp)
 		w = sroce_sq_slot(qp, qp->comp.head);
 		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
 	}
-	qp->req.next = qp->req.hi = qp->req.tail;
+	qp->req.next = qp->req.tail;
+	qp->req.hi = qp->req.tail;
 	qp->req.off_psn = 0;
 	for (;;) {
 		w = sroce_sq_slot(qp, qp->req.tail);
 		if (qp->ops->next_send(qp->ctx, &w->wr))
 			break;
 		qp->req.tail++;
-		qp->req.next = qp->req.hi = qp->req.tail;
+		qp->req.next = qp->req.tail;
+		qp->req.hi = qp->req.tail;
 		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
 	}
 	qp->req.timer_on = false;

@@ -406,6 +406,11 @@ static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 	return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
 }
 
+static bool sroce_res_is_read(const struct sroce_rd_res *r)
+{
+	return r->kind == SROCE_OP_READ_REQ;
+}
+
 static struct sroce_rd_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
 						bool read)
 {
@@ -414,7 +419,7 @@ static struct sroce_rd_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
 
 	for (i = 0; i < qp->resp.max_res; i++) {
 		r = &qp->resp.res[i];
-		if (!r->kind || (r->kind == SROCE_OP_READ_REQ) != read)
+		if (!r->kind || !read != !sroce_res_is_read(r))
 			continue;
 		if (sroce_psn_in(psn, r->psn, r->npsn))
 			return r;
