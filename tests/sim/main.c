@@ -150,16 +150,19 @@ struct mix {
 /* The check-sim matrix: loss 0..20 %, reordering, duplication, corruption. */
 static const struct mix check_mix[] = {
 	{ "clean",	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
-	{ "loss0.1",	1000,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
-	{ "loss1",	10000,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
-	{ "loss5",	50000,	0,	0,	0,	64 << 10, ALL, 2000, 8 },
-	{ "loss10",	100000,	0,	0,	0,	32 << 10, ALL, 2000, 8 },
-	{ "loss20",	200000,	0,	0,	0,	16 << 10, ALL, 1500, 8 },
-	{ "reorder",	0,	0,	10000,	0,	1u << 20, ALL, 3000, 8 },
-	{ "dup",	0,	50000,	0,	0,	1u << 20, ALL, 3000, 8 },
-	{ "corrupt",	0,	0,	0,	20000,	1u << 20, ALL, 3000, 8 },
-	{ "mix",	20000,	20000,	20000,	10000,	256 << 10, ALL, 3000, 8 },
+	{ "loss0.1",	1000,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
+	{ "loss1",	10000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "loss5",	50000,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
+	{ "loss10",	100000,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
+	{ "loss20",	200000,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
+	{ "reorder",	0,	0,	10000,	0,	256 << 10, ALL, 3000, 8 },
+	{ "dup",	0,	50000,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "corrupt",	0,	0,	0,	20000,	256 << 10, ALL, 3000, 8 },
+	{ "mix",	20000,	20000,	10000,	10000,	64 << 10, ALL, 3000, 8 },
 };
+
+static double scale = 1.0;
+static bool qps_given;
 
 static void apply_mix(struct sim_opts *o, const struct mix *m)
 {
@@ -169,8 +172,9 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->link.corrupt_ppm = m->corrupt;
 	o->max_size = m->max_size;
 	o->types = m->types;
-	o->msgs = m->msgs;
-	o->nqp = m->nqp;
+	o->msgs = (u32)(m->msgs * scale);
+	if (!qps_given || o->nqp > m->nqp)
+		o->nqp = m->nqp;
 }
 
 static void summary(const char *what)
@@ -273,7 +277,8 @@ static void usage(void)
 	printf("usage: sim [options]\n"
 	       "  --seed N            run seed (suite/soak: first seed)\n"
 	       "  --scenario NAME     random (default) or an error-path scenario\n"
-	       "  --suite check       the check-sim matrix (--seeds K per mix)\n"
+	       "  --suite check       the check-sim matrix (--seeds K per mix,\n"
+	       "                      --scale F messages, --qps N caps the QPs)\n"
 	       "  --soak SECONDS      matrices with fresh seeds until time is up\n"
 	       "  --qps N --msgs N --max-size BYTES --depth N\n"
 	       "  --mtu 256|512|1024|2048|4096 (default: from the seed)\n"
@@ -306,7 +311,7 @@ int main(int argc, char **argv)
 		{ "gbps", 1, 0, 'g' }, { "timeout", 1, 0, 'T' },
 		{ "retry", 1, 0, 'R' }, { "rnr-retry", 1, 0, 'N' },
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
-		{ "trace", 1, 0, 'x' },
+		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -324,7 +329,10 @@ int main(int argc, char **argv)
 		case 'U': suite = optarg; break;
 		case 'K': seeds = (u32)atoi(optarg); break;
 		case 'O': soak_s = atof(optarg); break;
-		case 'q': o.nqp = (u32)atoi(optarg); break;
+		case 'q':
+			o.nqp = (u32)atoi(optarg);
+			qps_given = true;
+			break;
 		case 'm': o.msgs = (u32)atoi(optarg); break;
 		case 'M': o.max_size = (u32)strtoul(optarg, NULL, 0); break;
 		case 'u': o.mtu = mtu_enum((u32)atoi(optarg)); break;
@@ -347,6 +355,7 @@ int main(int argc, char **argv)
 		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
 		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
 		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'X': scale = atof(optarg); break;
 		case 'x': o.trace = 1 + (u32)atoi(optarg); break;
 		case 'v': tot.verbose = true; o.verbose = true; break;
 		case 'h': usage(); return 0;
