@@ -474,8 +474,9 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	qp->state = next;
 	qp->attr.qp_state = next;
 	if (next == SROCE_QPS_SQD && cur == SROCE_QPS_RTS) {
+		/* Drained at once if idle: comp_progress raises the event. */
 		qp->req.sq_drained_sent = false;
-		qp->attr.sq_draining = !sroce_sq_idle(qp);
+		qp->attr.sq_draining = 1;
 		sroce_comp_progress(qp, now_ns);
 	}
 	return 0;

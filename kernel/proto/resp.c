@@ -145,8 +145,11 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
 				      const struct sroce_pkt *pkt)
 {
-	if (qp->type != SROCE_QPT_RC)
+	if (qp->type != SROCE_QPT_RC) {
+		/* UC: the message is lost; later packets of it are dropped. */
+		qp->resp.cur = 0;
 		return SROCE_DROP_NO_RESOURCE;
+	}
 	qp->stats.rnr_naks_sent++;
 	/* Later packets are dropped silently until the retry arrives. */
 	qp->resp.nak_sent = true;
@@ -378,6 +381,9 @@ static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 {
 	u32 flags = pkt->op->flags;
 
+	/* UC: a new message abandons one whose end was lost (IBA 9.8.4). */
+	if (qp->type == SROCE_QPT_UC && (flags & SROCE_OPF_FIRST))
+		qp->resp.cur = 0;
 	/* Opcode sequence (IBA 9.8.3): MIDDLE/LAST only inside a message. */
 	if (qp->resp.cur) {
 		if (!(flags & qp->resp.cur) || (flags & SROCE_OPF_FIRST))
