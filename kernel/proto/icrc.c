@@ -9,8 +9,9 @@
  * label and hop limit; the UDP checksum; BTH byte 4 (FECN, BECN, resv6a).
  *
  * The field holds the inverted CRC least significant byte first, as
- * Ethernet's FCS does; this is what rdma_rxe sends (it stores the
- * crc32_le() result unswapped on little-endian hosts) and what HCAs accept.
+ * Ethernet's FCS does.  That is what rdma_rxe sends and checks (it stores
+ * the crc32_le() result unswapped, on little-endian hosts), and every
+ * packet of the rxe captures in tests/data agrees.
  */
 #include "icrc.h"
 #include "wire.h"
