@@ -60,12 +60,13 @@ static void ppm_arg(char *b, size_t n, const char *name, u32 ppm)
 
 static void print_cmd(FILE *f, const struct sim_opts *o)
 {
-	char l[32], d[32], r[32], c[32], types[16] = "";
+	char l[32], d[32], r[32], c[32], lr[32], types[16] = "";
 
 	ppm_arg(l, sizeof(l), "loss", o->link.loss_ppm);
 	ppm_arg(d, sizeof(d), "dup", o->link.dup_ppm);
 	ppm_arg(r, sizeof(r), "reorder", o->link.reorder_ppm);
 	ppm_arg(c, sizeof(c), "corrupt", o->link.corrupt_ppm);
+	ppm_arg(lr, sizeof(lr), "late-recv", o->late_recv_ppm);
 	if (o->types & (1u << SROCE_QPT_RC))
 		strcat(types, "rc,");
 	if (o->types & (1u << SROCE_QPT_UC))
@@ -74,11 +75,11 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 		strcat(types, "ud,");
 	if (types[0])
 		types[strlen(types) - 1] = 0;
-	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
+	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
 		(unsigned long long)o->seed, o->scenario, o->nqp, o->msgs,
 		o->max_size, o->mtu ? sroce_mtu_bytes(o->mtu) : 0,
 		o->ipv6 < 0 ? "ip-any" : o->ipv6 ? "ipv6" : "ipv4", types,
-		o->depth, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c,
+		o->depth, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr,
 		(unsigned long long)o->link.delay_ns,
 		(unsigned long long)o->link.jitter_ns,
 		(unsigned long long)o->link.gbps, o->verbose ? " -v" : "");
@@ -139,6 +140,7 @@ static int run_one(const struct sim_opts *o)
 struct mix {
 	const char *name;
 	u32 loss, dup, reorder, corrupt;	/* ppm */
+	u32 late;				/* late receives, ppm */
 	u32 max_size;
 	u32 types;
 	u32 msgs, nqp;
@@ -149,16 +151,17 @@ struct mix {
 
 /* The check-sim matrix: loss 0..20 %, reordering, duplication, corruption. */
 static const struct mix check_mix[] = {
-	{ "clean",	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
-	{ "loss0.1",	1000,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
-	{ "loss1",	10000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "loss5",	50000,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
-	{ "loss10",	100000,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
-	{ "loss20",	200000,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
-	{ "reorder",	0,	0,	10000,	0,	256 << 10, ALL, 3000, 8 },
-	{ "dup",	0,	50000,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "corrupt",	0,	0,	0,	20000,	256 << 10, ALL, 3000, 8 },
-	{ "mix",	20000,	20000,	10000,	10000,	64 << 10, ALL, 3000, 8 },
+	{ "clean",	0,	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
+	{ "loss0.1",	1000,	0,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
+	{ "loss1",	10000,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "loss5",	50000,	0,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
+	{ "loss10",	100000,	0,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
+	{ "loss20",	200000,	0,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
+	{ "reorder",	0,	0,	10000,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "dup",	0,	50000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "corrupt",	0,	0,	0,	20000,	0,	256 << 10, ALL, 3000, 8 },
+	{ "rnr",	10000,	0,	0,	0,	100000,	64 << 10, ALL, 3000, 8 },
+	{ "mix",	20000,	20000,	10000,	10000,	0,	64 << 10, ALL, 3000, 8 },
 };
 
 static double scale = 1.0;
@@ -170,6 +173,7 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->link.dup_ppm = m->dup;
 	o->link.reorder_ppm = m->reorder;
 	o->link.corrupt_ppm = m->corrupt;
+	o->late_recv_ppm = m->late;
 	o->max_size = m->max_size;
 	o->types = m->types;
 	o->msgs = (u32)(m->msgs * scale);
@@ -287,6 +291,7 @@ static void usage(void)
 	       "  --loss/--dup/--reorder/--corrupt PCT   link impairments\n"
 	       "  --delay NS --jitter NS --gbps N        link timing\n"
 	       "  --timeout N --retry N --rnr-retry N    QP attributes\n"
+	       "  --late-recv PCT     RC receives posted late (RNR NAKs)\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 		{ "retry", 1, 0, 'R' }, { "rnr-retry", 1, 0, 'N' },
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
+		{ "late-recv", 1, 0, 'L' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -355,6 +361,7 @@ int main(int argc, char **argv)
 		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
 		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
 		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'L': o.late_recv_ppm = pct(optarg); break;
 		case 'X': scale = atof(optarg); break;
 		case 'x': o.trace = 1 + (u32)atoi(optarg); break;
 		case 'v': tot.verbose = true; o.verbose = true; break;

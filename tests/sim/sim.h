@@ -25,6 +25,7 @@ struct sim_opts {
 	int ipv6;		/* -1 = pick from the seed */
 	u32 types;		/* bit per SROCE_QPT_*: 0 = RC only */
 	u32 depth;		/* outstanding WQEs per flow */
+	u32 late_recv_ppm;	/* RC receives posted late (RNR) */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	bool verbose;

@@ -80,6 +80,7 @@ struct wl_flow {
 	u32 head, tail, depth;
 	struct wl_recv *rring;
 	u32 rhead, rtail, rdepth;
+	u32 rposted;			/* records handed to the endpoint */
 	u32 recv_msgs;			/* RC: recv-consuming messages posted */
 	u32 last_seq;			/* UC: newest delivered + 1 */
 	/* atomic target word at the peer */
@@ -322,11 +323,12 @@ static u32 wl_recv_cap(struct sim *s, struct wl_flow *fl)
 	return fl->max_len;
 }
 
+static void hand_recvs(struct sim *s, struct wl_flow *fl);
+
 static void post_recv(struct sim *s, struct wl_flow *fl, u32 seq, u32 cap)
 {
 	struct wl *w = WL(s);
 	struct wl_recv *rv;
-	struct sroce_recv_wqe rw;
 	u32 nsge;
 
 	if (fl->rtail - fl->rhead == fl->rdepth) {
@@ -347,11 +349,40 @@ static void post_recv(struct sim *s, struct wl_flow *fl, u32 seq, u32 cap)
 		nsge = 0;
 	region_make(s, &rv->buf, fl->dst->side, cap, nsge,
 		    SROCE_ACCESS_LOCAL_WRITE, NULL);
-	memset(&rw, 0, sizeof(rw));
-	rw.wr_id = rv->wr_id;
-	rw.num_sge = (u8)nsge;
-	memcpy(rw.sge, rv->buf.sge, nsge * sizeof(rw.sge[0]));
-	sroce_ep_post_recv(fl->dst->q, &rw);
+	if (fl->rposted + 1 != fl->rtail)
+		return;		/* behind a late one: posted with it */
+	if (fl->type == SROCE_QPT_RC &&
+	    sroce_rng_ppm(&s->rng, s->o.late_recv_ppm)) {
+		/* Post it late: the SEND meets an empty RQ (RNR NAK). */
+		sim_at(s, s->now + 1000 + sroce_rng_below(&s->rng, 100000),
+		       fl->id);
+		return;
+	}
+	hand_recvs(s, fl);
+}
+
+/* Give the endpoint every receive not yet posted, in order. */
+static void hand_recvs(struct sim *s, struct wl_flow *fl)
+{
+	struct sroce_recv_wqe rw;
+	struct wl_recv *rv;
+
+	while (fl->rposted != fl->rtail) {
+		rv = &fl->rring[fl->rposted++ % fl->rdepth];
+		memset(&rw, 0, sizeof(rw));
+		rw.wr_id = rv->wr_id;
+		rw.num_sge = rv->buf.nsge;
+		memcpy(rw.sge, rv->buf.sge, rw.num_sge * sizeof(rw.sge[0]));
+		sroce_ep_post_recv(fl->dst->q, &rw);
+	}
+}
+
+static void wl_action(struct sim *s, u32 flow)
+{
+	struct wl *w = WL(s);
+
+	if (flow < w->nflows)
+		hand_recvs(s, &w->flows[flow]);
 }
 
 static u8 pick_op(struct sim *s, struct wl_flow *fl)
@@ -941,6 +972,7 @@ int sim_random(struct sim *s)
 	memset(w, 0, sizeof(*w));
 	s->wl = w;
 	s->on_cqe = wl_cqe;
+	s->action = wl_action;
 	for (i = 0; i < s->o.nqp; i++) {
 		enum sroce_qp_type t = SROCE_QPT_RC;
 		u32 r = (u32)sroce_rng_below(&s->rng, 8);
@@ -1011,6 +1043,19 @@ int sim_random(struct sim *s)
 					 fl->dst->q->qp.qpn, fl->completed,
 					 fl->quota, fl->tail - fl->head,
 					 fl->rtail - fl->rhead);
+				{
+					const struct sroce_qp *q = &fl->src->q->qp;
+
+					printf("  requester: state %u tail %u next %u hi %u off_psn %u psn %#x psn_hi %#x stopped %u rnr_wait %u timer_on %u rnr_deadline %llu ack_deadline %llu comp.head %u comp.psn %#x posted-not-pulled %u\n",
+					       q->state, q->req.tail, q->req.next,
+					       q->req.hi, q->req.off_psn, q->req.psn,
+					       q->req.psn_hi, q->req.stopped,
+					       q->req.rnr_wait, q->req.timer_on,
+					       (unsigned long long)q->req.rnr_deadline,
+					       (unsigned long long)q->req.ack_deadline,
+					       q->comp.head, q->comp.psn,
+					       sroce_ep_sq_posted(fl->src->q));
+				}
 				break;
 			}
 		}
@@ -1073,5 +1118,6 @@ int sim_random(struct sim *s)
 	free(w->image);
 	s->wl = NULL;
 	s->on_cqe = NULL;
+	s->action = NULL;
 	return s->failed ? 1 : 0;
 }
