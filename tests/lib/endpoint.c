@@ -406,6 +406,7 @@ struct sroce_ep_qp *sroce_ep_qp_create(struct sroce_ep *ep,
 	ia.max_res = max_res;
 	ia.sq_sig_all = sq_sig_all;
 	ia.srq = use_srq;
+	ia.ud_mtu = ep->ud_mtu;
 	ia.ops = &sroce_ep_ops;
 	ia.ctx = q;
 	if (sroce_qp_init(&q->qp, &ia))

@@ -90,6 +90,7 @@ struct sroce_ep {
 	u32 nah;
 	sroce_ep_emit_fn emit;
 	void *emit_arg;
+	u8 ud_mtu;			/* port MTU (ib_mtu) for UD QPs; 0: 4096 */
 	u64 violations;			/* core broke a contract; must stay 0 */
 	char why[160];			/* the first violation */
 };

@@ -75,11 +75,11 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 		strcat(types, "ud,");
 	if (types[0])
 		types[strlen(types) - 1] = 0;
-	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
+	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --rd-atomic %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
 		(unsigned long long)o->seed, o->scenario, o->nqp, o->msgs,
 		o->max_size, o->mtu ? sroce_mtu_bytes(o->mtu) : 0,
 		o->ipv6 < 0 ? "ip-any" : o->ipv6 ? "ipv6" : "ipv4", types,
-		o->depth, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr,
+		o->depth, o->rd_atomic, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr,
 		(unsigned long long)o->link.delay_ns,
 		(unsigned long long)o->link.jitter_ns,
 		(unsigned long long)o->link.gbps, o->verbose ? " -v" : "");
@@ -292,6 +292,7 @@ static void usage(void)
 	       "  --delay NS --jitter NS --gbps N        link timing\n"
 	       "  --timeout N --retry N --rnr-retry N    QP attributes\n"
 	       "  --late-recv PCT     RC receives posted late (RNR NAKs)\n"
+	       "  --rd-atomic N       max_rd_atomic/max_dest_rd_atomic (default: seed)\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -317,7 +318,7 @@ int main(int argc, char **argv)
 		{ "retry", 1, 0, 'R' }, { "rnr-retry", 1, 0, 'N' },
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
-		{ "late-recv", 1, 0, 'L' },
+		{ "late-recv", 1, 0, 'L' }, { "rd-atomic", 1, 0, 'A' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -361,6 +362,7 @@ int main(int argc, char **argv)
 		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
 		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
 		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'A': o.rd_atomic = (u32)atoi(optarg); break;
 		case 'L': o.late_recv_ppm = pct(optarg); break;
 		case 'X': scale = atof(optarg); break;
 		case 'x': o.trace = 1 + (u32)atoi(optarg); break;

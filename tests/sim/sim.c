@@ -268,8 +268,8 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 		a[side].dest_qp_num = s->qpn_base[!side] + i;
 		a[side].rq_psn = psn[!side];
 		a[side].sq_psn = psn[side];
-		a[side].max_rd_atomic = SROCE_MAX_RD_ATOMIC;
-		a[side].max_dest_rd_atomic = SROCE_MAX_RD_ATOMIC;
+		a[side].max_rd_atomic = (u8)s->o.rd_atomic;
+		a[side].max_dest_rd_atomic = (u8)s->o.rd_atomic;
 		a[side].min_rnr_timer = s->o.min_rnr_timer;
 		a[side].timeout = s->o.timeout;
 		a[side].retry_cnt = s->o.retry_cnt;
@@ -293,7 +293,7 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 int sim_setup(struct sim *s, const struct sim_opts *o)
 {
 	int mtu, ipv6;
-	u32 side;
+	u32 side, rd;
 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
@@ -301,6 +301,10 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	/* Always draw, so that fixing them on the command line replays. */
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);
+	rd = 1 + (u32)sroce_rng_below(&s->rng, SROCE_MAX_RD_ATOMIC);
+	if (!s->o.rd_atomic)
+		s->o.rd_atomic = sroce_rng_below(&s->rng, 2) ? rd :
+				 SROCE_MAX_RD_ATOMIC;
 	if (!s->o.mtu)
 		s->o.mtu = mtu;
 	if (s->o.ipv6 < 0)
@@ -308,6 +312,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	sim_evq_init(&s->evq);
 	for (side = 0; side < 2; side++) {
 		sroce_ep_init(&s->ep[side], sim_emit, s);
+		s->ep[side].ud_mtu = (u8)s->o.mtu;
 		sroce_ep_add_ah(&s->ep[side], !side, s->o.ipv6 > 0);
 		s->link[side].cfg = o->link;
 		s->link[side].to_side = !side;

@@ -26,6 +26,7 @@ struct sim_opts {
 	u32 types;		/* bit per SROCE_QPT_*: 0 = RC only */
 	u32 depth;		/* outstanding WQEs per flow */
 	u32 late_recv_ppm;	/* RC receives posted late (RNR) */
+	u32 rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic; 0: seed */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	bool verbose;

@@ -307,13 +307,12 @@ static u64 remote_make(struct sim *s, struct wl_region *r, u8 side, u32 len,
 	return r->sge[0].addr;
 }
 
-/* UD datagrams are bounded by the QP's MTU as the core sees it. */
+/* UD datagrams are bounded by the port MTU the endpoint gave the QP. */
 static u32 ud_mtu(struct wl_flow *fl)
 {
-	struct sroce_qp_attr a;
+	u8 m = fl->src->q->ep->ud_mtu;
 
-	sroce_qp_query(&fl->src->q->qp, &a);
-	return sroce_mtu_bytes(a.path_mtu);
+	return m ? sroce_mtu_bytes(m) : 4096;
 }
 
 static u32 wl_recv_cap(struct sim *s, struct wl_flow *fl)
