@@ -61,6 +61,7 @@ void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type);
 /* ucontext.c */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* pd.c */

@@ -21,9 +21,13 @@ sd_expect_state sroce1 ACTIVE LINK_UP
 
 events=$SROCE_OUT/async-events
 if [[ -n ${SROCE_VERBS_LIB:-} ]]; then
-	ibv_asyncwatch -d sroce1 >"$events" 2>&1 &
+	stdbuf -oL ibv_asyncwatch -d sroce1 >"$events" 2>&1 &
 	watch_pid=$!
-	sleep 2
+	for ((i = 0; i < 100; i++)); do
+		ls -l /proc/$watch_pid/fd 2>/dev/null | grep -q uverbs && break
+		sleep 0.1
+	done
+	((i < 100)) || fail "ibv_asyncwatch never opened sroce1"
 fi
 
 ip link set sdv0 down
