@@ -181,6 +181,19 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 		o->nqp = m->nqp;
 }
 
+/*
+ * Seeds that once found a bug, replayed by every check: the mix they ran
+ * in (by name) and the seed.
+ */
+static const struct {
+	const char *mix;
+	u64 seed;
+} regress[] = {
+	/* comp.c: ACK past an RNR go-back left req.psn behind comp.psn: stall */
+	{ "rnr", 107 },
+	{ "rnr", 149 },
+};
+
 static void summary(const char *what)
 {
 	u32 i;
@@ -222,6 +235,17 @@ static int suite_check(struct sim_opts *base, u32 seeds)
 			o = *base;
 			o.scenario = *sc;
 			o.seed = seed++;
+			run_one(&o);
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(regress); k++) {
+		for (i = 0; i < ARRAY_SIZE(check_mix); i++) {
+			if (strcmp(check_mix[i].name, regress[k].mix))
+				continue;
+			o = *base;
+			apply_mix(&o, &check_mix[i]);
+			o.msgs = check_mix[i].msgs;	/* as found */
+			o.seed = regress[k].seed;
 			run_one(&o);
 		}
 	}

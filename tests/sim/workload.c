@@ -613,6 +613,14 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 	if (c && c->opcode != wc_of(m->op))
 		sim_fail(s, "flow %s seq %u: wc opcode %u for %s", fname(fl),
 			 m->seq, c->opcode, wr_name[m->op]);
+	/* byte_len is defined on the send side for READ and atomics. */
+	if (c && (m->op == SROCE_WR_RDMA_READ ||
+		  m->op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+		  m->op == SROCE_WR_ATOMIC_FETCH_AND_ADD) &&
+	    c->byte_len != m->len)
+		sim_fail(s, "flow %s seq %u %s: byte_len %u, expected %u",
+			 fname(fl), m->seq, wr_name[m->op], c->byte_len,
+			 m->len);
 	fl->src->lost_since_ok = 0;
 	s->st.msgs++;
 	s->st.bytes += m->len;
