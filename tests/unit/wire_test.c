@@ -18,6 +18,9 @@
 #ifndef SROCE_TEST_TMP
 #define SROCE_TEST_TMP "."
 #endif
+#ifndef SROCE_TEST_DATA
+#define SROCE_TEST_DATA "data"
+#endif
 
 static u8 buf[8192];
 
@@ -508,17 +511,22 @@ static unsigned int write_all_opcodes(const char *path, struct written *w,
 	return n;
 }
 
-static void run_tshark(const char *args, const char *out)
+static void run_tshark_on(const char *pcap, const char *args, const char *out)
 {
 	char cmd[2048];
 	int rc;
 
 	snprintf(cmd, sizeof(cmd),
-		 "tshark -n -r %s/wire-all.pcap -d udp.port==4791,infiniband %s >%s 2>%s.err",
-		 SROCE_TEST_TMP, args, out, out);
+		 "tshark -n -r %s -d udp.port==4791,infiniband %s >%s 2>%s.err",
+		 pcap, args, out, out);
 	rc = system(cmd);
 	ck_assert_msg(rc == 0, "tshark failed (%d): is it installed? `%s`",
 		      rc, cmd);
+}
+
+static void run_tshark(const char *args, const char *out)
+{
+	run_tshark_on(SROCE_TEST_TMP "/wire-all.pcap", args, out);
 }
 
 START_TEST(test_tshark_reads_every_opcode)
@@ -615,6 +623,91 @@ START_TEST(test_tshark_reads_every_opcode)
 }
 END_TEST
 
+/*
+ * The other direction: on the rdma_rxe captures, sroce_parse() and
+ * tshark's dissector must agree on the BTH and extension headers.
+ */
+static void rxe_agree(const char *name, unsigned int *count)
+{
+	char path[512], out[512], err[PCAP_ERRBUF_SIZE], line[4096];
+	struct pcap_pkthdr *ph;
+	const u_char *d;
+	pcap_t *pc;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", SROCE_TEST_DATA, name);
+	snprintf(out, sizeof(out), "%s/%s.fields", SROCE_TEST_TMP, name);
+	run_tshark_on(path, "-T fields -E separator=/t -E occurrence=f "
+		      TSHARK_FIELDS, out);
+	pc = pcap_open_offline(path, err);
+	ck_assert_msg(pc != NULL, "%s: %s", path, err);
+	ck_assert_int_eq(pcap_datalink(pc), DLT_EN10MB);
+	f = fopen(out, "r");
+	ck_assert_ptr_nonnull(f);
+	while (pcap_next_ex(pc, &ph, &d) == 1) {
+		const u8 *ip = d + 14;
+		bool v6 = (ip[0] >> 4) == 6;
+		u32 iplen = v6 ? 40 : (ip[0] & 15) * 4u;
+		u32 len = v6 ? 40 + sroce_get_be16(ip + 4) : sroce_get_be16(ip + 2);
+		struct sroce_pkt pkt = { 0 };
+		unsigned long long v[20];
+		char *s = line, *tok;
+		unsigned int k;
+		u32 fl;
+
+		ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+		ck_assert_int_eq(sroce_parse(ip + iplen + 8, len - iplen - 8, &pkt),
+				 SROCE_DROP_NONE);
+		for (k = 0; k < ARRAY_SIZE(v); k++) {
+			tok = strsep(&s, "\t\n");
+			ck_assert_ptr_nonnull(tok);
+			v[k] = *tok ? strtoull(tok, NULL, 0) : ~0ull;
+		}
+		fl = pkt.op->flags;
+		ck_assert_uint_eq(v[0], pkt.h.bth.opcode);
+		ck_assert_uint_eq(v[1], pkt.h.bth.se);
+		ck_assert_uint_eq(v[2], pkt.h.bth.mig);
+		ck_assert_uint_eq(v[3], pkt.h.bth.pad);
+		ck_assert_uint_eq(v[5], pkt.h.bth.pkey);
+		ck_assert_uint_eq(v[6], pkt.h.bth.dqpn);
+		ck_assert_uint_eq(v[7], pkt.h.bth.ackreq);
+		ck_assert_uint_eq(v[8], pkt.h.bth.psn);
+		if (fl & SROCE_OPF_RETH) {
+			ck_assert_uint_eq(v[9], pkt.h.reth.va);
+			ck_assert_uint_eq(v[10], pkt.h.reth.rkey);
+			ck_assert_uint_eq(v[11], pkt.h.reth.len);
+		}
+		if (fl & SROCE_OPF_AETH) {
+			ck_assert_uint_eq(v[12], pkt.h.aeth.syndrome);
+			ck_assert_uint_eq(v[13], pkt.h.aeth.msn);
+		}
+		if (fl & SROCE_OPF_DETH) {
+			ck_assert_uint_eq(v[14], pkt.h.deth.qkey);
+			ck_assert_uint_eq(v[15], pkt.h.deth.sqpn);
+		}
+		if (fl & SROCE_OPF_ATMACK)
+			ck_assert_uint_eq(v[16], pkt.h.atmack);
+		if (fl & SROCE_OPF_ATMETH) {
+			ck_assert_uint_eq(v[17], pkt.h.atmeth.swap_add);
+			ck_assert_uint_eq(v[18], pkt.h.atmeth.cmp);
+		}
+		(*count)++;
+	}
+	ck_assert_ptr_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	pcap_close(pc);
+}
+
+START_TEST(test_tshark_agrees_on_rxe)
+{
+	unsigned int n = 0;
+
+	rxe_agree("rxe-ipv4.pcap", &n);
+	rxe_agree("rxe-ipv6.pcap", &n);
+	ck_assert_uint_gt(n, 100);
+}
+END_TEST
+
 Suite *wire_suite(void);
 
 Suite *wire_suite(void)
@@ -636,6 +729,7 @@ Suite *wire_suite(void)
 	/* tshark takes a few seconds to start */
 	tcase_set_timeout(ts, 60);
 	tcase_add_test(ts, test_tshark_reads_every_opcode);
+	tcase_add_test(ts, test_tshark_agrees_on_rxe);
 	suite_add_tcase(s, ts);
 	return s;
 }
