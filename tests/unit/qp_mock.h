@@ -11,14 +11,16 @@
 #define SROCE_TEST_QP_MOCK_H
 
 #include <check.h>
+#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "psn.h"
 #include "qp.h"
 #include "wire.h"
 
-#define MOCK_MEM	(1u << 20)
+#define MOCK_MEM	(1u << 22)
 #define MOCK_MRS	8
 #define MOCK_Q		256
 #define MOCK_PKTS	4096
@@ -26,12 +28,15 @@
 #define MOCK_SQ		64
 #define MOCK_RES	4
 #define MOCK_BASE	0x10000ull	/* iova of mem[0] */
+#define MOCK_ALL_ACCESS	(SROCE_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE_WRITE | \
+			 SROCE_ACCESS_REMOTE_READ | SROCE_ACCESS_REMOTE_ATOMIC)
 
 struct mock_mr {
 	u32 key;
 	u64 va;
 	u32 len;
 	u32 access;
+	u64 host;	/* where va lives in the mock's address space */
 };
 
 struct mock_frame {
@@ -106,7 +111,7 @@ static int mock_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 		if (remote && !access)
 			return 1;
 		out->mr = m;
-		out->va = va;
+		out->va = va - r->va + r->host;
 		out->len = len;
 		out->priv = key;
 		return 0;
@@ -249,12 +254,27 @@ static u32 mock_reg(struct mock *m, u64 va, u32 len, u32 access)
 	m->mr[m->nmr].va = va;
 	m->mr[m->nmr].len = len;
 	m->mr[m->nmr].access = access;
+	m->mr[m->nmr].host = va;
 	m->nmr++;
 	return key;
 }
 
-#define MOCK_ALL_ACCESS	(SROCE_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE_WRITE | \
-			 SROCE_ACCESS_REMOTE_READ | SROCE_ACCESS_REMOTE_ATOMIC)
+/* An MR with a foreign key and address, backed at @host in the mock. */
+static void mock_reg_at(struct mock *m, u32 key, u64 va, u32 len, u64 host)
+{
+	u32 i;
+
+	for (i = 0; i < m->nmr; i++)
+		if (m->mr[i].key == key)
+			return;
+	ck_assert_uint_lt(m->nmr, MOCK_MRS);
+	m->mr[m->nmr].key = key;
+	m->mr[m->nmr].va = va;
+	m->mr[m->nmr].len = len;
+	m->mr[m->nmr].access = MOCK_ALL_ACCESS;
+	m->mr[m->nmr].host = host;
+	m->nmr++;
+}
 
 static struct mock *mock_new(enum sroce_qp_type type, u32 qpn, bool sig_all)
 {
@@ -468,6 +488,57 @@ static inline u8 mock_nak_syn(u8 code)
 	return sroce_aeth_syndrome(SROCE_AETH_NAK, code);
 }
 
+#ifndef SROCE_TEST_DATA
+#define SROCE_TEST_DATA "data"
+#endif
+
+/* A RoCEv2 packet of an rdma_rxe capture (tests/data), from its BTH on. */
+struct cap_pkt {
+	u8 side;		/* 0: sent by 192.0.2.1 (guest a), 1: by b */
+	u32 len;		/* BTH .. ICRC */
+	u8 b[MOCK_FRAME];
+	struct sroce_pkt pkt;
+	struct mock_payload pl;
+};
+
+/* Load the IPv4 RoCE packets of capture @name; returns how many. */
+static u32 cap_load(const char *name, struct cap_pkt *out, u32 max)
+{
+	char path[512], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *ph;
+	const u_char *d;
+	pcap_t *pc;
+	u32 n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", SROCE_TEST_DATA, name);
+	pc = pcap_open_offline(path, err);
+	ck_assert_msg(pc != NULL, "%s: %s", path, err);
+	ck_assert_int_eq(pcap_datalink(pc), DLT_EN10MB);
+	while (pcap_next_ex(pc, &ph, &d) == 1) {
+		const u8 *ip = d + 14, *udp;
+		struct cap_pkt *c;
+		u32 off;
+
+		if (ph->caplen < 14 + 20 + 8 + 16 || sroce_get_be16(d + 12) != 0x0800)
+			continue;
+		udp = ip + (ip[0] & 15) * 4;
+		if (ip[9] != 17 || sroce_get_be16(udp + 2) != SROCE_UDP_PORT)
+			continue;
+		off = (u32)(udp + 8 - d);
+		ck_assert_uint_lt(n, max);
+		c = &out[n++];
+		c->side = ip[15] == 1 ? 0 : 1;
+		c->len = ph->caplen - off;
+		ck_assert_uint_le(c->len, MOCK_FRAME);
+		memcpy(c->b, d + off, c->len);
+		ck_assert_int_eq(sroce_parse(c->b, c->len, &c->pkt), SROCE_DROP_NONE);
+		c->pl.data = c->b + c->pkt.hdr_len;
+		c->pl.len = c->pkt.paylen;
+	}
+	pcap_close(pc);
+	return n;
+}
+
 /* Silence unused-function warnings for helpers a file does not use. */
 static inline void mock_use_all(void)
 {
@@ -484,6 +555,8 @@ static inline void mock_use_all(void)
 	(void)mock_free;
 	(void)mock_new;
 	(void)mock_deliver;
+	(void)mock_reg_at;
+	(void)cap_load;
 }
 
 #endif /* SROCE_TEST_QP_MOCK_H */

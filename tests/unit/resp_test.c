@@ -673,6 +673,136 @@ START_TEST(test_lossy_end_to_end)
 }
 END_TEST
 
+#define CAP_MAX		256
+#define CONN_MAX	16
+
+struct conn {
+	u8 side;		/* side the responder sits on */
+	u32 qpn;
+	struct mock *m;
+	u32 matched;		/* of m->pkt, compared with rxe's */
+	u32 windows;
+};
+
+static struct conn *resp_conn(struct conn *c, u32 *n, u8 side,
+			      const struct sroce_pkt *p)
+{
+	struct sroce_qp_attr a;
+	u32 i;
+
+	for (i = 0; i < *n; i++)
+		if (c[i].side == side && c[i].qpn == p->h.bth.dqpn &&
+		    c[i].m->qp.state == SROCE_QPS_RTS &&
+		    sroce_psn_diff(p->h.bth.psn, c[i].m->qp.resp.psn) > -64 &&
+		    sroce_psn_diff(p->h.bth.psn, c[i].m->qp.resp.psn) < 64)
+			return &c[i];
+	ck_assert_uint_lt(*n, CONN_MAX);
+	c += (*n)++;
+	memset(c, 0, sizeof(*c));
+	c->side = side;
+	c->qpn = p->h.bth.dqpn;
+	c->m = mock_new(SROCE_QPT_RC, c->qpn, false);
+	mock_attr(&a, 0x1);
+	a.rq_psn = p->h.bth.psn;
+	mock_connect_attr(c->m, &a);
+	for (i = 0; i < 64; i++)
+		mock_post_recv(c->m, i, MOCK_BASE + 0x1000 + i * 0x1000, 0x1000);
+	return c;
+}
+
+/* Back a foreign rkey's neighbourhood with mock memory. */
+static u64 resp_window(struct conn *c, u32 rkey, u64 va)
+{
+	struct mock *m = c->m;
+	u64 lo = va > 0x20000 ? va - 0x20000 : 0;
+	u32 i;
+
+	for (i = 0; i < m->nmr; i++)
+		if (m->mr[i].key == rkey)
+			return va - m->mr[i].va + m->mr[i].host;
+	ck_assert_uint_lt(c->windows, 6);
+	mock_reg_at(m, rkey, lo, 0x40000,
+		    MOCK_BASE + 0x100000 + c->windows++ * 0x40000);
+	return resp_window(c, rkey, va);
+}
+
+/*
+ * rdma_rxe as the reference: feed the requests of its captures to our
+ * responder and require our answers to match rxe's byte for byte (BTH and
+ * extension headers, DestQP aside, which rxe learnt at connect time) and
+ * in number.
+ */
+START_TEST(test_rxe_replay_responder)
+{
+	static struct cap_pkt cap[CAP_MAX];
+	struct conn conns[CONN_MAX];
+	u32 n, nc = 0, i, j, k, checked = 0;
+
+	n = cap_load("rxe-ipv4.pcap", cap, CAP_MAX);
+	ck_assert_uint_gt(n, 40);
+	for (i = 0; i < n; i++) {
+		const struct sroce_pkt *p = &cap[i].pkt;
+		u8 side = cap[i].side;
+		struct conn *c;
+		bool hit = false;
+
+		if ((p->h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+			continue;
+		if (p->op->flags & SROCE_OPF_REQ) {
+			c = resp_conn(conns, &nc, !side, p);
+			if (p->op->flags & SROCE_OPF_RETH)
+				resp_window(c, p->h.reth.rkey, p->h.reth.va);
+			if (p->op->flags & SROCE_OPF_ATMETH) {
+				u64 host = resp_window(c, p->h.atmeth.rkey,
+						       p->h.atmeth.va);
+
+				/* Seed the value rxe found there. */
+				for (j = i + 1; j < n; j++)
+					if (cap[j].side != side &&
+					    (cap[j].pkt.op->flags & SROCE_OPF_ATMACK) &&
+					    cap[j].pkt.h.bth.psn == p->h.bth.psn)
+						break;
+				ck_assert_uint_lt(j, n);
+				memcpy(mock_ptr(c->m, host), &cap[j].pkt.h.atmack, 8);
+			}
+			ck_assert_int_eq(sroce_qp_rx(&c->m->qp, p, &cap[i].pl, i),
+					 SROCE_DROP_NONE);
+			continue;
+		}
+		/* rxe's answer: find ours with the same PSN and opcode. */
+		for (k = 0; k < nc && !hit; k++) {
+			struct mock *m = conns[k].m;
+			struct sroce_pkt q;
+			struct mock_payload ql;
+
+			if (conns[k].side != side || conns[k].matched >= m->npkt)
+				continue;
+			mock_parse(m, conns[k].matched, &q, &ql);
+			if (q.h.bth.psn != p->h.bth.psn ||
+			    q.h.bth.opcode != p->h.bth.opcode)
+				continue;
+			ck_assert_uint_eq(q.hdr_len, p->hdr_len);
+			ck_assert_uint_eq(q.paylen, p->paylen);
+			/* BTH bytes 5..7 are DestQP. */
+			ck_assert_int_eq(memcmp(m->pkt[conns[k].matched].b,
+						cap[i].b, 5), 0);
+			ck_assert_int_eq(memcmp(m->pkt[conns[k].matched].b + 8,
+						cap[i].b + 8, p->hdr_len - 8), 0);
+			conns[k].matched++;
+			checked++;
+			hit = true;
+		}
+		ck_assert_msg(hit, "rxe frame %u (opcode %u psn %u): we did not answer it",
+			      i, p->h.bth.opcode, p->h.bth.psn);
+	}
+	for (k = 0; k < nc; k++) {
+		ck_assert_uint_eq(conns[k].matched, conns[k].m->npkt);
+		mock_free(conns[k].m);
+	}
+	ck_assert_uint_ge(checked, 20);
+}
+END_TEST
+
 Suite *resp_suite(void);
 
 Suite *resp_suite(void)
@@ -697,6 +827,7 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_ud_recv);
 	tcase_add_test(tc, test_uc_lost_middle);
 	tcase_add_test(tc, test_lossy_end_to_end);
+	tcase_add_test(tc, test_rxe_replay_responder);
 	suite_add_tcase(s, tc);
 	return s;
 }
