@@ -12,6 +12,9 @@
 # if nothing failed.
 set -uo pipefail
 
+# One compound command: parsed whole before it runs, so edits to this
+# file cannot upset a run in progress.
+{
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/sroce-vm
 (($#)) || set -- 6.1 6.12
@@ -52,3 +55,5 @@ done
 ((skipped)) && echo "vm: $skipped skipped"
 echo "vm: $passed passed, $failed failed"
 ((failed == 0))
+exit
+}
