@@ -463,6 +463,167 @@ START_TEST(test_sq_storage_full)
 }
 END_TEST
 
+#define CAP_MAX		256
+#define RCONN_MAX	16
+
+struct rconn {
+	u8 side;		/* side the requester sits on */
+	u8 type;
+	u32 dqpn;
+	struct mock *m;
+	u32 posted;
+	u32 cursor;		/* next of m->pkt to compare */
+};
+
+static struct rconn *req_conn(struct rconn *c, u32 *n, u8 side,
+			      const struct sroce_pkt *p)
+{
+	enum sroce_qp_type t = (p->h.bth.opcode & SROCE_TRANSPORT_MASK) ==
+			       SROCE_TRANSPORT_UD ? SROCE_QPT_UD : SROCE_QPT_RC;
+	struct sroce_qp_attr a;
+	u32 i;
+
+	for (i = 0; i < *n; i++)
+		if (c[i].side == side && c[i].type == t &&
+		    c[i].dqpn == p->h.bth.dqpn &&
+		    c[i].m->qp.req.psn == p->h.bth.psn)
+			return &c[i];
+	ck_assert_uint_lt(*n, RCONN_MAX);
+	c += (*n)++;
+	memset(c, 0, sizeof(*c));
+	c->side = side;
+	c->type = t;
+	c->dqpn = p->h.bth.dqpn;
+	c->m = mock_new(t, t == SROCE_QPT_UD ? p->h.deth.sqpn : 0x1, false);
+	mock_attr(&a, p->h.bth.dqpn);
+	a.sq_psn = p->h.bth.psn;
+	a.qkey = p->h.deth.qkey;
+	mock_connect_attr(c->m, &a);
+	return c;
+}
+
+/* The send WQE that makes a requester emit @p (ONLY opcodes). */
+static struct sroce_send_wqe req_wqe_for(const struct cap_pkt *cp, u64 va)
+{
+	const struct sroce_pkt *p = &cp->pkt;
+	struct sroce_send_wqe w;
+	u8 op = p->h.bth.opcode & ~SROCE_TRANSPORT_MASK;
+
+	w = mock_wqe(SROCE_WR_SEND, op, va, p->paylen);
+	switch (op) {
+	case SROCE_OP_SEND_ONLY:
+		break;
+	case SROCE_OP_SEND_ONLY_IMM:
+		w.opcode = SROCE_WR_SEND_WITH_IMM;
+		w.ex = p->h.imm;
+		break;
+	case SROCE_OP_SEND_ONLY_INV:
+		w.opcode = SROCE_WR_SEND_WITH_INV;
+		w.ex = p->h.ieth;
+		break;
+	case SROCE_OP_WRITE_ONLY:
+	case SROCE_OP_WRITE_ONLY_IMM:
+		w.opcode = op == SROCE_OP_WRITE_ONLY ? SROCE_WR_RDMA_WRITE :
+			   SROCE_WR_RDMA_WRITE_WITH_IMM;
+		w.ex = p->h.imm;
+		w.rdma.remote_addr = p->h.reth.va;
+		w.rdma.rkey = p->h.reth.rkey;
+		break;
+	case SROCE_OP_READ_REQ:
+		w.opcode = SROCE_WR_RDMA_READ;
+		w.sge[0].length = p->h.reth.len;
+		w.rdma.remote_addr = p->h.reth.va;
+		w.rdma.rkey = p->h.reth.rkey;
+		break;
+	case SROCE_OP_CMP_SWAP:
+	case SROCE_OP_FETCH_ADD:
+		w.opcode = op == SROCE_OP_CMP_SWAP ? SROCE_WR_ATOMIC_CMP_AND_SWP :
+			   SROCE_WR_ATOMIC_FETCH_AND_ADD;
+		w.sge[0].length = 8;
+		w.atomic.remote_addr = p->h.atmeth.va;
+		w.atomic.rkey = p->h.atmeth.rkey;
+		w.atomic.compare_add = op == SROCE_OP_CMP_SWAP ? p->h.atmeth.cmp :
+				       p->h.atmeth.swap_add;
+		w.atomic.swap = p->h.atmeth.swap_add;
+		break;
+	default:
+		ck_abort_msg("capture holds opcode %u; extend the replay",
+			     p->h.bth.opcode);
+	}
+	if (p->h.bth.se)
+		w.send_flags |= SROCE_SEND_SOLICITED;
+	if ((p->h.bth.opcode & SROCE_TRANSPORT_MASK) == SROCE_TRANSPORT_UD) {
+		w.ud.remote_qpn = p->h.bth.dqpn;
+		w.ud.remote_qkey = p->h.deth.qkey;
+	}
+	return w;
+}
+
+/*
+ * rdma_rxe as the reference: for each request in its captures, post the
+ * WQE that asks for it and require our requester to emit the same bytes
+ * (headers and payload), then feed rxe's answers back and require every
+ * WQE to complete successfully.
+ */
+START_TEST(test_rxe_replay_requester)
+{
+	static struct cap_pkt cap[CAP_MAX];
+	struct rconn conns[RCONN_MAX];
+	u32 n, nc = 0, i, k, checked = 0;
+
+	n = cap_load("rxe-ipv4.pcap", cap, CAP_MAX);
+	ck_assert_uint_gt(n, 40);
+	for (i = 0; i < n; i++) {
+		const struct sroce_pkt *p = &cap[i].pkt;
+		struct rconn *c;
+		struct sroce_send_wqe w;
+		struct mock_frame *f;
+		u64 va;
+
+		if (p->op->flags & SROCE_OPF_REQ) {
+			c = req_conn(conns, &nc, cap[i].side, p);
+			va = VA + c->posted % 64 * 0x1000;
+			memcpy(mock_ptr(c->m, va), cap[i].pl.data, p->paylen);
+			w = req_wqe_for(&cap[i], va);
+			mock_post_send(c->m, &w);
+			c->posted++;
+			sroce_qp_kick(&c->m->qp, 16, i);
+			ck_assert_uint_eq(c->m->npkt, c->cursor + 1);
+			f = &c->m->pkt[c->cursor++];
+			/* Everything but the ICRC, which the glue computes. */
+			ck_assert_uint_eq(f->len, cap[i].len);
+			ck_assert_msg(!memcmp(f->b, cap[i].b, cap[i].len - 4),
+				      "rxe frame %u (opcode %u) differs", i,
+				      p->h.bth.opcode);
+			checked++;
+			continue;
+		}
+		/* An answer from the other side to one of our requesters. */
+		for (k = 0; k < nc; k++) {
+			struct sroce_qp *qp = &conns[k].m->qp;
+
+			if (conns[k].side == cap[i].side ||
+			    conns[k].type != SROCE_QPT_RC ||
+			    !sroce_psn_lt(p->h.bth.psn, qp->req.psn_hi) ||
+			    sroce_psn_lt(p->h.bth.psn, qp->comp.psn))
+				continue;
+			ck_assert_int_eq(sroce_qp_rx(qp, p, &cap[i].pl, i),
+					 SROCE_DROP_NONE);
+			break;
+		}
+		ck_assert_msg(k < nc, "rxe frame %u answers no request of ours", i);
+	}
+	for (k = 0; k < nc; k++) {
+		ck_assert_uint_eq(conns[k].m->ncqe, conns[k].posted);
+		for (i = 0; i < conns[k].posted; i++)
+			ck_assert_uint_eq(conns[k].m->cqe[i].status,
+					  SROCE_WC_SUCCESS);
+		mock_free(conns[k].m);
+	}
+	ck_assert_uint_ge(checked, 25);
+}
+END_TEST
+
 Suite *req_suite(void);
 
 Suite *req_suite(void)
@@ -484,6 +645,7 @@ Suite *req_suite(void)
 	tcase_add_test(tc, test_budget_and_emit_backpressure);
 	tcase_add_test(tc, test_psn_wrap);
 	tcase_add_test(tc, test_sq_storage_full);
+	tcase_add_test(tc, test_rxe_replay_requester);
 	suite_add_tcase(s, tc);
 	return s;
 }
