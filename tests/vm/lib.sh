@@ -83,8 +83,9 @@ sroce_put() {
 }
 
 sroce_get() {
-	local f="$SROCE_SYNC/value.$1.$(sroce_peer_role)" timeout=${2:-120}
-	local deadline=$((SECONDS + timeout))
+	local f timeout=${2:-120} deadline
+	f="$SROCE_SYNC/value.$1.$(sroce_peer_role)"
+	deadline=$((SECONDS + timeout))
 	while [[ ! -e $f ]]; do
 		((SECONDS < deadline)) ||
 			fail "sroce_get '$1': peer did not publish it in ${timeout}s"

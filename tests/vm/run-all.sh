@@ -8,6 +8,9 @@
 # that cannot boot (say, sroce.ko is not built) counts every one of its
 # tests as failed: nothing passes by not running.
 #
+# SROCE_VM_GROUPS="g1 g2" limits the run to those groups ("selftest" is
+# tools/vm/selftest, run once on the first kernel).
+#
 # The output ends with "vm: N passed, M failed"; the exit status is 0 only
 # if nothing failed.
 set -uo pipefail
@@ -22,8 +25,29 @@ vm=$top/tools/sroce-vm
 passed=0 failed=0 skipped=0
 groups=()
 for d in "$top"/tests/vm/*/; do
-	compgen -G "$d*.sh" >/dev/null && groups+=("$(basename "$d")")
+	g=$(basename "$d")
+	if [[ -n ${SROCE_VM_GROUPS:-} && " $SROCE_VM_GROUPS " != *" $g "* ]]; then
+		continue
+	fi
+	compgen -G "$d*.sh" >/dev/null && groups+=("$g")
 done
+
+# First prove the harness can fail at all (tools/vm/selftest), once.
+if [[ -z ${SROCE_VM_GROUPS:-} || " $SROCE_VM_GROUPS " == *" selftest "* ]]; then
+	echo "=== vm $1 selftest: the harness reports failures"
+	log=$(mktemp)
+	"$top/tools/vm/selftest" "$1" 2>&1 | tee "$log" |
+		sed -u '/^vm: [0-9]* passed, [0-9]* failed$/d'
+	line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+	if [[ -n $line ]]; then
+		read -r _ p _ f _ <<<"$line"
+	else
+		p=0 f=1
+	fi
+	echo "vm $1 selftest: $p passed, $f failed"
+	passed=$((passed + p)) failed=$((failed + f))
+	rm -f "$log"
+fi
 
 for kernel in "$@"; do
 	for g in "${groups[@]}"; do
