@@ -25,7 +25,7 @@ $(COV_DIR)/sim: $(SIM_SRC) $(LIB_SRC) $(COV_PROTO_OBJ)
 		$(COV_PROTO_OBJ)
 
 coverage: $(COV_DIR)/unit $(COV_SIM)
-	@rm -f $(COV_DIR)/proto/*.gcda; rc=0; \
+	@rm -f $(COV_DIR)/*.gcda $(COV_DIR)/proto/*.gcda; rc=0; \
 	CK_FORK=yes $(COV_DIR)/unit >$(COV_DIR)/unit.log 2>&1 || { \
 		rc=1; echo "coverage: unit tests FAILED, see $(COV_DIR)/unit.log"; }; \
 	echo "coverage: ran $$(tail -n 1 $(COV_DIR)/unit.log)"; \
