@@ -42,6 +42,7 @@ enum sim_ev_type {
 	SIM_EV_FRAME,		/* deliver .frame to side .side */
 	SIM_EV_TIMER,		/* QP .idx of side .side: its deadline */
 	SIM_EV_ACTION,		/* scenario callback, .idx is its argument */
+	SIM_EV_KICK,		/* QP .idx of side .side: transmit again */
 };
 
 struct sim_ev {

@@ -60,13 +60,14 @@ static void ppm_arg(char *b, size_t n, const char *name, u32 ppm)
 
 static void print_cmd(FILE *f, const struct sim_opts *o)
 {
-	char l[32], d[32], r[32], c[32], lr[32], types[16] = "";
+	char l[32], d[32], r[32], c[32], lr[32], eb[32], types[16] = "";
 
 	ppm_arg(l, sizeof(l), "loss", o->link.loss_ppm);
 	ppm_arg(d, sizeof(d), "dup", o->link.dup_ppm);
 	ppm_arg(r, sizeof(r), "reorder", o->link.reorder_ppm);
 	ppm_arg(c, sizeof(c), "corrupt", o->link.corrupt_ppm);
 	ppm_arg(lr, sizeof(lr), "late-recv", o->late_recv_ppm);
+	ppm_arg(eb, sizeof(eb), "emit-busy", o->emit_busy_ppm);
 	if (o->types & (1u << SROCE_QPT_RC))
 		strcat(types, "rc,");
 	if (o->types & (1u << SROCE_QPT_UC))
@@ -75,11 +76,11 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 		strcat(types, "ud,");
 	if (types[0])
 		types[strlen(types) - 1] = 0;
-	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --rd-atomic %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
+	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --rd-atomic %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
 		(unsigned long long)o->seed, o->scenario, o->nqp, o->msgs,
 		o->max_size, o->mtu ? sroce_mtu_bytes(o->mtu) : 0,
 		o->ipv6 < 0 ? "ip-any" : o->ipv6 ? "ipv6" : "ipv4", types,
-		o->depth, o->rd_atomic, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr,
+		o->depth, o->rd_atomic, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr, eb,
 		(unsigned long long)o->link.delay_ns,
 		(unsigned long long)o->link.jitter_ns,
 		(unsigned long long)o->link.gbps, o->verbose ? " -v" : "");
@@ -141,6 +142,7 @@ struct mix {
 	const char *name;
 	u32 loss, dup, reorder, corrupt;	/* ppm */
 	u32 late;				/* late receives, ppm */
+	u32 busy;				/* emit refusals, ppm */
 	u32 max_size;
 	u32 types;
 	u32 msgs, nqp;
@@ -151,17 +153,17 @@ struct mix {
 
 /* The check-sim matrix: loss 0..20 %, reordering, duplication, corruption. */
 static const struct mix check_mix[] = {
-	{ "clean",	0,	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
-	{ "loss0.1",	1000,	0,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
-	{ "loss1",	10000,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "loss5",	50000,	0,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
-	{ "loss10",	100000,	0,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
-	{ "loss20",	200000,	0,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
-	{ "reorder",	0,	0,	10000,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "dup",	0,	50000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "corrupt",	0,	0,	0,	20000,	0,	256 << 10, ALL, 3000, 8 },
-	{ "rnr",	10000,	0,	0,	0,	100000,	64 << 10, ALL, 3000, 8 },
-	{ "mix",	20000,	20000,	10000,	10000,	0,	64 << 10, ALL, 3000, 8 },
+	{ "clean",	0,	0,	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
+	{ "loss0.1",	1000,	0,	0,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
+	{ "loss1",	10000,	0,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "loss5",	50000,	0,	0,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
+	{ "loss10",	100000,	0,	0,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
+	{ "loss20",	200000,	0,	0,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
+	{ "reorder",	0,	0,	10000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "dup",	0,	50000,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "corrupt",	0,	0,	0,	20000,	0,	0,	256 << 10, ALL, 3000, 8 },
+	{ "rnr",	10000,	0,	0,	0,	100000,	0,	64 << 10, ALL, 3000, 8 },
+	{ "mix",	20000,	20000,	10000,	10000,	0,	20000,	64 << 10, ALL, 3000, 8 },
 };
 
 static double scale = 1.0;
@@ -174,6 +176,7 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->link.reorder_ppm = m->reorder;
 	o->link.corrupt_ppm = m->corrupt;
 	o->late_recv_ppm = m->late;
+	o->emit_busy_ppm = m->busy;
 	o->max_size = m->max_size;
 	o->types = m->types;
 	o->msgs = (u32)(m->msgs * scale);
@@ -189,9 +192,11 @@ static const struct {
 	const char *mix;
 	u64 seed;
 } regress[] = {
-	/* comp.c: ACK past an RNR go-back left req.psn behind comp.psn: stall */
-	{ "rnr", 107 },
-	{ "rnr", 149 },
+	/* comp.c: an ACK overtook a go-back; req.psn < comp.psn: stall */
+	{ "rnr", 32 },
+	{ "mix", 11 },
+	/* resp.c: replayed READ/atomic resources count against new ones */
+	{ "mix", 22 },
 };
 
 static void summary(const char *what)
@@ -317,6 +322,7 @@ static void usage(void)
 	       "  --timeout N --retry N --rnr-retry N    QP attributes\n"
 	       "  --late-recv PCT     RC receives posted late (RNR NAKs)\n"
 	       "  --rd-atomic N       max_rd_atomic/max_dest_rd_atomic (default: seed)\n"
+	       "  --emit-busy PCT     emit() refuses a packet (TX queue full)\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -343,6 +349,7 @@ int main(int argc, char **argv)
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
 		{ "late-recv", 1, 0, 'L' }, { "rd-atomic", 1, 0, 'A' },
+		{ "emit-busy", 1, 0, 'E' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -386,6 +393,7 @@ int main(int argc, char **argv)
 		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
 		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
 		case 'p': o.depth = (u32)atoi(optarg); break;
+		case 'E': o.emit_busy_ppm = pct(optarg); break;
 		case 'A': o.rd_atomic = (u32)atoi(optarg); break;
 		case 'L': o.late_recv_ppm = pct(optarg); break;
 		case 'X': scale = atof(optarg); break;

@@ -37,6 +37,28 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 	struct sim_frame *f;
 	u32 off;
 
+	if (s->now < sq->tx_busy_until) {
+		s->st.emit_busy++;
+		return 1;
+	}
+	if (sroce_rng_ppm(&s->erng, s->o.emit_busy_ppm)) {
+		/*
+		 * Like a full qdisc: nothing is sent and the QP is kicked
+		 * again when the queue drains, as the glue's TX wake-up does.
+		 */
+		struct sim_ev e;
+
+		s->st.emit_busy++;
+		sq->tx_busy_until = s->now + 500 +
+				    sroce_rng_below(&s->erng, 5000);
+		memset(&e, 0, sizeof(e));
+		e.t = sq->tx_busy_until;
+		e.type = SIM_EV_KICK;
+		e.side = sq->side;
+		e.idx = sq->idx;
+		sim_evq_push(&s->evq, &e);
+		return 1;
+	}
 	if (q->qp.type == SROCE_QPT_UD) {
 		const struct sroce_ep_ah *ah = sroce_ep_get_ah(q->ep, pkt->ah);
 
@@ -80,8 +102,27 @@ static struct sim_qp *lookup(struct sim *s, u8 side, u32 qpn)
 	return i < s->nqp ? s->qp[side] + i : NULL;
 }
 
+/* For --trace: why did this QP just enter ERR? */
+static void dump_qp(struct sim *s, struct sim_qp *sq,
+		    const struct sroce_pkt *pkt)
+{
+	const struct sroce_qp *q = &sq->q->qp;
+	u32 i;
+
+	printf("%12llu   side %u qp %#x entered ERR on %s psn %#x; responder psn %#x, resources:\n",
+	       (unsigned long long)s->now, sq->side, q->qpn, pkt->op->name,
+	       pkt->h.bth.psn, q->resp.psn);
+	for (i = 0; i < q->resp.max_res; i++)
+		printf("    res %2u kind %#x pending %u psn %#x..+%u cur %#x end %#x seq %u\n",
+		       i, q->resp.res[i].kind, q->resp.res[i].pending,
+		       q->resp.res[i].psn, q->resp.res[i].npsn,
+		       q->resp.res[i].cur_psn, q->resp.res[i].end_psn,
+		       q->resp.res[i].seq);
+}
+
 static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 {
+	enum sroce_qp_state st0;
 	struct sroce_ep_rx rx;
 	struct sroce_pkt pkt;
 	struct sim_qp *sq;
@@ -106,7 +147,11 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 	rx.len = pkt.paylen;
 	rx.l3 = f->data;
 	rx.ipv6 = f->ipv6;
+	st0 = sq->q->qp.state;
 	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, s->now);
+	if (st0 != SROCE_QPS_ERR && sq->q->qp.state == SROCE_QPS_ERR &&
+	    s->o.trace)
+		dump_qp(s, sq, &pkt);
 	if (r)
 		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
 	if (s->o.trace && sq->idx == s->o.trace - 1)
@@ -146,7 +191,8 @@ void sim_service(struct sim *s, struct sim_qp *sq)
 	do {
 		/* Posting is followed by a kick: pending() cannot see the SQ. */
 		sroce_qp_kick(&q->qp, 256, s->now);
-		while (sroce_qp_pending(&q->qp)) {
+		while (sroce_qp_pending(&q->qp) &&
+		       s->now >= sq->tx_busy_until) {
 			sroce_qp_kick(&q->qp, 256, s->now);
 			if (++guard > 100000) {
 				sim_fail(s, "qp %#x: kick never settles",
@@ -224,6 +270,9 @@ void sim_run(struct sim *s, bool (*done)(struct sim *s), u64 limit)
 			if (s->action)
 				s->action(s, e.idx);
 			break;
+		case SIM_EV_KICK:
+			sim_service(s, &s->qp[e.side][e.idx]);
+			break;
 		}
 	}
 }
@@ -298,6 +347,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
 	sroce_rng_derive(&s->rng, o->seed, 1, 0);
+	sroce_rng_derive(&s->erng, o->seed, 3, 0);
 	/* Always draw, so that fixing them on the command line replays. */
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);

@@ -27,6 +27,7 @@ struct sim_opts {
 	u32 depth;		/* outstanding WQEs per flow */
 	u32 late_recv_ppm;	/* RC receives posted late (RNR) */
 	u32 rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic; 0: seed */
+	u32 emit_busy_ppm;	/* emit() refuses: the TX queue is full */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	bool verbose;
@@ -42,6 +43,7 @@ struct sim_qp {
 	struct sim_flow *tx;	/* flow this QP sends */
 	struct sim_flow *rx;	/* flow this QP receives */
 	bool broken;		/* pair legitimately failed (loss) */
+	u64 tx_busy_until;	/* emit() refuses until then */
 	u64 lost_since_ok;	/* frames of this pair lost since progress */
 };
 
@@ -54,12 +56,14 @@ struct sim_stats {
 	u64 msgs, bytes, cqes;
 	u64 retry_exc_legit;
 	u64 ud_dups, uc_late, lost_msgs;
+	u64 emit_busy;
 	u64 events;
 };
 
 struct sim {
 	struct sim_opts o;
 	struct sroce_rng rng;
+	struct sroce_rng erng;		/* emit refusals */
 	struct sim_evq evq;
 	struct sim_link link[2];	/* link[s]: frames sent by side s */
 	struct sroce_ep ep[2];

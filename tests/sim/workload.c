@@ -100,7 +100,22 @@ struct wl {
 	u8 *image;
 	u64 image_len;
 	u64 done_flows;
+	/* remote buffers waiting out the network before deregistration */
+	struct wl_grave {
+		u64 at;
+		struct wl_region r;
+	} *grave;
+	u32 ghead, gtail, gcap;
 };
+
+/*
+ * How long a remote buffer stays registered after the requester's
+ * completion.  An application learns of the completion through a message
+ * that travels the same network, and any late copy of a request (link
+ * duplicate, reordered frame, an earlier retransmission) is older than
+ * that message; 200 us covers the link model's longest extra delay.
+ */
+#define WL_DEREG_DELAY	200000ull
 
 static struct wl *WL(struct sim *s)
 {
@@ -236,6 +251,50 @@ static void region_free(struct sim *s, struct wl_region *r)
 		sroce_ep_dereg_mr(&s->ep[r->side], r->key);
 		free(r->mem);
 	}
+	memset(r, 0, sizeof(*r));
+}
+
+/* Free buried regions whose time has come (all of them if @all). */
+static void grave_reap(struct sim *s, bool all)
+{
+	struct wl *w = WL(s);
+	struct wl_grave *g;
+
+	while (w->ghead != w->gtail) {
+		g = &w->grave[w->ghead % w->gcap];
+		if (!all && g->at > s->now)
+			break;
+		region_free(s, &g->r);
+		w->ghead++;
+	}
+}
+
+static void region_bury(struct sim *s, struct wl_region *r)
+{
+	struct wl *w = WL(s);
+	u32 i, n;
+
+	if (!r->mem)
+		return;
+	if (w->gtail - w->ghead == w->gcap) {
+		struct wl_grave *ng;
+		u32 cap = w->gcap ? w->gcap * 2 : 256;
+
+		ng = malloc(cap * sizeof(*ng));
+		if (!ng)
+			abort();
+		n = w->gtail - w->ghead;
+		for (i = 0; i < n; i++)
+			ng[i] = w->grave[(w->ghead + i) % w->gcap];
+		free(w->grave);
+		w->grave = ng;
+		w->gcap = cap;
+		w->ghead = 0;
+		w->gtail = n;
+	}
+	w->grave[w->gtail % w->gcap].at = s->now + WL_DEREG_DELAY;
+	w->grave[w->gtail % w->gcap].r = *r;
+	w->gtail++;
 	memset(r, 0, sizeof(*r));
 }
 
@@ -603,10 +662,13 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 			s->st.retry_exc_legit++;
 			break_pair(s, fl->src);
 		} else {
-			sim_fail(s, "flow %s seq %u %s len %u: status %u (lost since progress %llu)",
+			sim_fail(s, "flow %s seq %u %s len %u: status %u (lost since progress %llu)%s",
 				 fname(fl), m->seq, wr_name[m->op], m->len,
 				 status,
-				 (unsigned long long)fl->src->lost_since_ok);
+				 (unsigned long long)fl->src->lost_since_ok,
+				 status == SROCE_WC_WR_FLUSH_ERR ?
+				 "; the QP left RTS as a responder (--trace shows why)" :
+				 "");
 		}
 		goto out;
 	}
@@ -665,7 +727,8 @@ out:
 		fl->ucw[m->seq] = m->rem;
 		memset(&m->rem, 0, sizeof(m->rem));
 	}
-	region_free(s, &m->rem);
+	region_bury(s, &m->rem);
+	grave_reap(s, false);
 	fl->completed++;
 }
 
@@ -1120,6 +1183,8 @@ int sim_random(struct sim *s)
 	}
 	for (i = 0; i < w->nflows; i++)
 		flow_free(s, &w->flows[i]);
+	grave_reap(s, true);
+	free(w->grave);
 	free(w->flows);
 	free(w->scratch);
 	free(w->image);
