@@ -540,7 +540,9 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr);
 /*
  * Run the requester (and pending READ/atomic responses) for at most
  * @budget packets.  Also pulls and flushes posted WQEs in ERR (and send
- * WQEs in SQE).  Returns true if work remains that another kick could do.
+ * WQEs in SQE).  Returns true if the budget ran out with work left.
+ * False while sroce_qp_pending() stays true means ops->emit refused a
+ * packet: retry later (e.g. when TX resources free up), do not spin.
  */
 bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns);
 
@@ -550,8 +552,10 @@ bool sroce_qp_pending(const struct sroce_qp *qp);
 /*
  * A received packet, already ICRC-checked, parsed and matched to this QP
  * by DestQP.  @payload is the caller's opaque handle, passed back to
- * ops->copy_in().  Returns SROCE_DROP_NONE if the packet was consumed
- * (including duplicates that were answered) or why it was dropped.
+ * ops->copy_in().  May emit ACKs, NAKs and up to SROCE_RX_INLINE_BUDGET
+ * READ responses, post completions and change the QP state.  Returns
+ * SROCE_DROP_NONE if the packet was consumed (including duplicates that
+ * were answered and requests answered with a NAK) or why it was dropped.
  */
 enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			    const void *payload, u64 now_ns);
