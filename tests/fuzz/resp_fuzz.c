@@ -103,6 +103,22 @@ static void connect(struct sroce_ep_qp *q, u32 dest)
 	FUZZ_ASSERT(!sroce_ep_qp_connect(q, &a, 0));
 }
 
+/* Pristine image of MR @i with its guards, built once. */
+static const u8 *pristine(u32 i)
+{
+	static u8 *img[NMR];
+	u32 k;
+
+	if (!img[i]) {
+		img[i] = malloc(mr_def[i].len + 2 * GUARD);
+		FUZZ_ASSERT(img[i]);
+		memset(img[i], GFILL, mr_def[i].len + 2 * GUARD);
+		for (k = 0; k < mr_def[i].len; k++)
+			img[i][GUARD + k] = (u8)(k * 13 + i);
+	}
+	return img[i];
+}
+
 static void fx_setup(struct fx *f)
 {
 	struct sroce_recv_wqe rw;
@@ -114,9 +130,7 @@ static void fx_setup(struct fx *f)
 	for (i = 0; i < NMR; i++) {
 		f->mem[i] = malloc(mr_def[i].len + 2 * GUARD);
 		FUZZ_ASSERT(f->mem[i]);
-		memset(f->mem[i], GFILL, mr_def[i].len + 2 * GUARD);
-		for (u32 k = 0; k < mr_def[i].len; k++)
-			f->mem[i][GUARD + k] = (u8)(k * 13 + i);
+		memcpy(f->mem[i], pristine(i), mr_def[i].len + 2 * GUARD);
 		f->key[i] = sroce_ep_reg_mr(&f->ep[0], 1, f->mem[i] + GUARD,
 					    mr_def[i].iova, mr_def[i].len,
 					    mr_def[i].access);
@@ -167,18 +181,18 @@ static void fx_teardown(struct fx *f)
 static void fx_check(struct fx *f)
 {
 	struct sroce_cqe c;
-	u32 i, k;
+	u32 i, n;
 
 	FUZZ_ASSERT(!f->ep[0].violations);
 	for (i = 0; i < NMR; i++) {
-		for (k = 0; k < GUARD; k++) {
-			FUZZ_ASSERT(f->mem[i][k] == GFILL);
-			FUZZ_ASSERT(f->mem[i][GUARD + mr_def[i].len + k] ==
-				    GFILL);
-		}
+		n = mr_def[i].len;
+		FUZZ_ASSERT(!memcmp(f->mem[i], pristine(i), GUARD));
+		FUZZ_ASSERT(!memcmp(f->mem[i] + GUARD + n,
+				    pristine(i) + GUARD + n, GUARD));
 	}
-	for (k = 0; k < mr_def[1].len; k++)
-		FUZZ_ASSERT(f->mem[1][GUARD + k] == (u8)(k * 13 + 1));
+	/* MR 1 is read-only to the peer */
+	FUZZ_ASSERT(!memcmp(f->mem[1], pristine(1),
+			    mr_def[1].len + 2 * GUARD));
 	while (sroce_ep_poll(&f->qp[0]->rcq, &c)) {
 		FUZZ_ASSERT(c.wr_id == f->next_recv);
 		f->next_recv++;
