@@ -209,6 +209,26 @@ START_TEST(test_sqd_drain)
 }
 END_TEST
 
+START_TEST(test_sqd_idle_event)
+{
+	struct mock *m = mock_new(SROCE_QPT_UD, 1, false);
+	struct sroce_qp_attr a;
+
+	mock_attr(&a, 0);
+	mock_connect_attr(m, &a);
+	a.en_sqd_async_notify = 1;
+	ck_assert_int_eq(mock_to(m, &a, SROCE_QPS_SQD,
+				 SROCE_QP_STATE | SROCE_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	ck_assert_uint_eq(m->qp.attr.sq_draining, 0);
+	ck_assert_uint_eq(m->events[SROCE_EVENT_SQ_DRAINED], 1);
+	/* SQD -> SQD with a UD attribute, then back. */
+	ck_assert_int_eq(mock_to(m, &a, SROCE_QPS_SQD,
+				 SROCE_QP_STATE | SROCE_QP_QKEY), 0);
+	ck_assert_int_eq(mock_to(m, &a, SROCE_QPS_RTS, SROCE_QP_STATE), 0);
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_flush_in_order)
 {
 	struct mock *m = mock_new(SROCE_QPT_RC, 1, true);
@@ -360,6 +380,7 @@ Suite *qp_state_suite(void)
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_cur_state_and_query);
 	tcase_add_test(tc, test_sqd_drain);
+	tcase_add_test(tc, test_sqd_idle_event);
 	tcase_add_test(tc, test_flush_in_order);
 	tcase_add_test(tc, test_srq_last_wqe);
 	tcase_add_test(tc, test_rx_admission);

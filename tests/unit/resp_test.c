@@ -219,6 +219,68 @@ START_TEST(test_rnr)
 }
 END_TEST
 
+START_TEST(test_rnr_on_write_imm_last)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 1, VA,
+					   2 * MTU);
+	u64 t;
+
+	pair_new(&p, SROCE_QPT_RC);
+	fill(p.a, VA, 2 * MTU, 4);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	/* The receive WQE is needed only at the LAST packet. */
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_NO_RESOURCE);
+	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 101);
+	p.ca = 2;
+	mock_pump(p.b, &p.cb, p.a, 2);
+	ck_assert_uint_eq(p.a->ncqe, 0);
+	mock_post_recv(p.b, 3, RVA, 0);
+	t = sroce_qp_next_deadline(&p.a->qp);
+	sroce_qp_on_deadline(&p.a->qp, t);
+	sroce_qp_kick(&p.a->qp, 100, t);
+	/* Only the LAST goes again. */
+	ck_assert_uint_eq(p.a->npkt, 3);
+	ck_assert_uint_eq(mock_opcode(p.a, 2), SROCE_OPC(RC, WRITE_LAST_IMM));
+	mock_pump(p.a, &p.ca, p.b, t);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].byte_len, 2 * MTU);
+	ck_assert_int_eq(memcmp(p.b->mem + 0x40000, p.a->mem + 0x1000, 2 * MTU), 0);
+	mock_pump(p.b, &p.cb, p.a, t);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
+	pair_free(&p);
+}
+END_TEST
+
+START_TEST(test_uc_no_recv_then_next_message)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 1, VA,
+					   2 * MTU);
+
+	pair_new(&p, SROCE_QPT_UC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_NO_RESOURCE);
+	mock_post_recv(p.b, 3, RVA, 0);
+	/* The next message starts cleanly. */
+	ck_assert_int_eq(mock_deliver(p.a, 2, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_int_eq(mock_deliver(p.a, 3, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].opcode, SROCE_WC_RECV_RDMA_WITH_IMM);
+	pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_write_access_errors)
 {
 	struct pair p;
@@ -815,6 +877,8 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_psn_ahead_nak_once);
 	tcase_add_test(tc, test_duplicates);
 	tcase_add_test(tc, test_rnr);
+	tcase_add_test(tc, test_rnr_on_write_imm_last);
+	tcase_add_test(tc, test_uc_no_recv_then_next_message);
 	tcase_add_test(tc, test_write_access_errors);
 	tcase_add_test(tc, test_qp_access_flags);
 	tcase_add_test(tc, test_read_and_replay);
