@@ -209,6 +209,31 @@ START_TEST(test_ackreq_periodic)
 }
 END_TEST
 
+START_TEST(test_inflight_window)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA,
+					   2000 * 256);
+	struct sroce_qp_attr a;
+
+	mock_attr(&a, 0x22);
+	a.path_mtu = 1;
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);
+	ck_assert(!sroce_qp_kick(&m->qp, 4000, 0));
+	ck_assert_uint_eq(m->npkt, SROCE_MAX_INFLIGHT);
+	ck_assert(!sroce_qp_pending(&m->qp));
+	/* The ACK clock: AckReq every 64th packet. */
+	ck_assert(mock_ackreq(m, 1023));
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 100 + 99, 1),
+			 SROCE_DROP_NONE);
+	ck_assert(sroce_qp_pending(&m->qp));
+	sroce_qp_kick(&m->qp, 4000, 2);
+	ck_assert_uint_eq(m->npkt, SROCE_MAX_INFLIGHT + 100);
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_max_rd_atomic)
 {
 	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
@@ -636,6 +661,7 @@ Suite *req_suite(void)
 	tcase_add_test(tc, test_write_reth_first_only);
 	tcase_add_test(tc, test_read_consumes_response_psns);
 	tcase_add_test(tc, test_ackreq_periodic);
+	tcase_add_test(tc, test_inflight_window);
 	tcase_add_test(tc, test_max_rd_atomic);
 	tcase_add_test(tc, test_fence);
 	tcase_add_test(tc, test_ud_send);

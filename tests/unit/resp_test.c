@@ -117,6 +117,35 @@ START_TEST(test_delayed_ack)
 }
 END_TEST
 
+START_TEST(test_ack_every)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 130 * MTU);
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 1000, 0);
+	ck_assert_uint_eq(p.a->npkt, 130);
+	/* Strip AckReq: the responder still ACKs every 64 packets. */
+	for (i = 0; i < 130; i++)
+		p.a->pkt[i].b[8] &= 0x7f;
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->npkt, 2);
+	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 100 + 63);
+	ck_assert_uint_eq(parse(p.b, 1).h.bth.psn, 100 + 127);
+	/* The last two wait for the delayed ACK. */
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), 1 + SROCE_ACK_DELAY_NS);
+	sroce_qp_on_deadline(&p.b->qp, 1 + SROCE_ACK_DELAY_NS);
+	ck_assert_uint_eq(parse(p.b, 2).h.bth.psn, 100 + 129);
+	mock_pump(p.b, &p.cb, p.a, 2);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_psn_ahead_nak_once)
 {
 	struct pair p;
@@ -874,6 +903,7 @@ Suite *resp_suite(void)
 
 	tcase_add_test(tc, test_send_recv);
 	tcase_add_test(tc, test_delayed_ack);
+	tcase_add_test(tc, test_ack_every);
 	tcase_add_test(tc, test_psn_ahead_nak_once);
 	tcase_add_test(tc, test_duplicates);
 	tcase_add_test(tc, test_rnr);
