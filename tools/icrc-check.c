@@ -20,41 +20,7 @@
 #include "../kernel/proto/opcode.c"
 #include "../kernel/proto/wire.c"
 #include "../tests/lib/crc32.c"
-
-static int l3_offset(int dlt, const u8 *p, u32 caplen)
-{
-	u32 off;
-	u16 et;
-
-	switch (dlt) {
-	case DLT_EN10MB:
-		if (caplen < 14)
-			return -1;
-		off = 12;
-		et = sroce_get_be16(p + off);
-		while ((et == 0x8100 || et == 0x88a8) && off + 6 <= caplen) {
-			off += 4;
-			et = sroce_get_be16(p + off);
-		}
-		off += 2;
-		break;
-	case DLT_LINUX_SLL:
-		if (caplen < 16)
-			return -1;
-		et = sroce_get_be16(p + 14);
-		off = 16;
-		break;
-	case DLT_RAW:
-		if (!caplen)
-			return -1;
-		et = (p[0] >> 4) == 6 ? 0x86dd : 0x0800;
-		off = 0;
-		break;
-	default:
-		return -1;
-	}
-	return et == 0x0800 || et == 0x86dd ? (int)off : -1;
-}
+#include "roce-frame.c"
 
 int main(int argc, char **argv)
 {
@@ -82,41 +48,31 @@ int main(int argc, char **argv)
 		}
 		dlt = pcap_datalink(pc);
 		for (n = 1; pcap_next_ex(pc, &ph, &d) == 1; n++) {
-			int off = l3_offset(dlt, d, ph->caplen);
+			struct sroce_capframe f;
+			enum sroce_capframe_res r;
 			enum sroce_drop why;
 			struct sroce_pkt pkt;
-			u32 avail, iplen, len;
-			const u8 *ip;
-			bool v6, ok;
+			bool ok;
 
-			if (off < 0 || ph->caplen - off < 40)
-				continue;
-			ip = d + off;
-			avail = ph->caplen - off;
-			v6 = (ip[0] >> 4) == 6;
-			if (v6 ? ip[6] != 17 : (ip[0] >> 4) != 4 || ip[9] != 17)
-				continue;
-			iplen = v6 ? 40 : (ip[0] & 15) * 4u;
-			len = v6 ? 40 + sroce_get_be16(ip + 4) : sroce_get_be16(ip + 2);
-			if (iplen + 8 > avail ||
-			    sroce_get_be16(ip + iplen + 2) != SROCE_UDP_PORT)
+			r = sroce_capframe_find(dlt, d, ph->caplen, &f);
+			if (r == SROCE_CAPFRAME_NOT_ROCE)
 				continue;
 			roce++;
-			if (len > avail || len < iplen + 8) {
+			if (r == SROCE_CAPFRAME_TRUNCATED) {
 				printf("%s #%lu: truncated capture\n", argv[i], n);
 				bad_hdr++;
 				continue;
 			}
-			ok = sroce_icrc_check(ip, len, v6);
+			ok = sroce_icrc_check(f.l3, f.l3_len, f.v6);
 			memset(&pkt, 0, sizeof(pkt));
-			why = sroce_parse(ip + iplen + 8, len - iplen - 8, &pkt);
+			why = sroce_parse(f.bth, f.bth_len, &pkt);
 			bad_icrc += !ok;
 			bad_hdr += why != SROCE_DROP_NONE;
 			if (verbose || !ok || why)
 				printf("%s #%lu: IPv%c %-20s qpn 0x%06x psn %8u len %5u icrc %s%s%s\n",
-				       argv[i], n, v6 ? '6' : '4',
+				       argv[i], n, f.v6 ? '6' : '4',
 				       pkt.op ? pkt.op->name : "?",
-				       pkt.h.bth.dqpn, pkt.h.bth.psn, len,
+				       pkt.h.bth.dqpn, pkt.h.bth.psn, f.l3_len,
 				       ok ? "ok" : "BAD",
 				       why ? " drop " : "",
 				       why ? sroce_drop_name(why) : "");
