@@ -36,6 +36,7 @@ struct sim_frame *sim_frame_get(u32 len)
 	}
 	f->next = NULL;
 	f->len = 0;
+	f->corrupted = 0;
 	frame_live++;
 	return f;
 }
@@ -134,7 +135,7 @@ bool sim_evq_pop(struct sim_evq *q, struct sim_ev *e)
 static void corrupt(struct sim_link *l, struct sim_frame *f)
 {
 	u32 bth = f->ipv6 ? 48 : 28;
-	u32 n, i, off;
+	u32 n, i, k, off, bit, pos[3];
 
 	if (f->len <= bth + 8)
 		return;
@@ -149,13 +150,19 @@ static void corrupt(struct sim_link *l, struct sim_frame *f)
 			      f->data + bth - 8), f->data[f->ipv6 ? 23 : 15] - 1);
 		return;
 	}
+	/* 1..3 distinct bits: flipping one twice would undo the damage */
 	n = 1 + (u32)sroce_rng_below(&l->rng, 3);
 	for (i = 0; i < n; i++) {
-		do
+		do {
 			off = bth + (u32)sroce_rng_below(&l->rng,
 							 f->len - bth);
-		while (off == bth + 4);
-		f->data[off] ^= 1u << sroce_rng_below(&l->rng, 8);
+			bit = (u32)sroce_rng_below(&l->rng, 8);
+			for (k = 0; k < i; k++)
+				if (pos[k] == off * 8 + bit)
+					break;
+		} while (off == bth + 4 || k < i);
+		pos[i] = off * 8 + bit;
+		f->data[off] ^= 1u << bit;
 	}
 }
 
@@ -223,6 +230,7 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 	if (bad) {
 		l->st.corrupted++;
 		corrupt(l, f);
+		f->corrupted = 1;
 	}
 	l->st.delivered++;
 	deliver(l, q, t, f);

@@ -22,6 +22,7 @@ struct sim_frame {
 	u32 len;			/* bytes from the IP header on */
 	u8 ipv6;
 	u8 cls;				/* size class */
+	u8 corrupted;			/* damaged by the link */
 	u8 data[];
 };
 

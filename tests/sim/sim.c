@@ -132,6 +132,10 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 
 	s->st.rx_frames++;
 	r = sim_decap(f, &bth, &len);
+	if (!r && f->corrupted) {
+		sim_fail(s, "a corrupted frame passed the ICRC check");
+		return;
+	}
 	if (!r)
 		r = sroce_parse(bth, len, &pkt);
 	if (r) {
