@@ -6,7 +6,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
@@ -105,6 +107,50 @@ void sroce_port_update(struct sroce_dev *sdev)
 	ib_dispatch_event(&ev);
 }
 
+/*
+ * IB speed and width for the netdev's ethtool link speed: the smallest
+ * IB rate that is at least as fast.  An unknown speed (virtio-net, veth)
+ * or a netdev on its way out reports SDR 1X (2.5 Gb/s) instead of failing
+ * the query.  (ib_get_eth_speed() does similar but logs on every call
+ * for an unknown speed, and fails once the netdev is unregistering.)
+ */
+static void sroce_port_speed(struct net_device *ndev, u16 *speed, u8 *width)
+{
+	static const struct {
+		u32 mbps;
+		u16 speed;
+		u8 width;
+	} rates[] = {
+		{   2500, IB_SPEED_SDR,   IB_WIDTH_1X },
+		{   5000, IB_SPEED_DDR,   IB_WIDTH_1X },
+		{  10000, IB_SPEED_FDR10, IB_WIDTH_1X },
+		{  20000, IB_SPEED_DDR,   IB_WIDTH_4X },
+		{  25000, IB_SPEED_EDR,   IB_WIDTH_1X },
+		{  40000, IB_SPEED_FDR10, IB_WIDTH_4X },
+		{  50000, IB_SPEED_HDR,   IB_WIDTH_1X },
+		{ 100000, IB_SPEED_EDR,   IB_WIDTH_4X },
+		{ 200000, IB_SPEED_HDR,   IB_WIDTH_4X },
+		{ 400000, IB_SPEED_NDR,   IB_WIDTH_4X },
+	};
+	struct ethtool_link_ksettings lks;
+	u32 mbps = SPEED_UNKNOWN;
+	int i;
+
+	rtnl_lock();
+	if (ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(ndev, &lks))
+		mbps = lks.base.speed;
+	rtnl_unlock();
+
+	if (mbps == SPEED_UNKNOWN || !mbps)
+		mbps = rates[0].mbps;
+	for (i = 0; i < ARRAY_SIZE(rates) - 1; i++)
+		if (mbps <= rates[i].mbps)
+			break;
+	*speed = rates[i].speed;
+	*width = rates[i].width;
+}
+
 static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
@@ -160,7 +206,6 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	struct sroce_dev *sdev = to_sdev(ibdev);
 	struct net_device *ndev = sdev->ndev;
 	enum ib_mtu mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
-	int err;
 
 	/* ib_core has zeroed *attr; lid, sm_lid and friends stay 0. */
 	attr->state = sroce_port_state_now(sdev);
@@ -178,10 +223,8 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->pkey_tbl_len = SROCE_PORT_PKEY_TBL_LEN;
 	attr->max_vl_num = SROCE_PORT_MAX_VL_NUM;
 
-	/* Speed and width mirror the netdev's ethtool link speed. */
-	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
-			       &attr->active_width);
-	return err;
+	sroce_port_speed(ndev, &attr->active_speed, &attr->active_width);
+	return 0;
 }
 
 static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,

@@ -9,8 +9,8 @@
 watch_pid=
 stop_watch() {
 	[[ -n $watch_pid ]] || return 0
-	kill "$watch_pid" 2>/dev/null
-	wait "$watch_pid" 2>/dev/null
+	kill "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
 	watch_pid=
 }
 trap 'stop_watch; sd_reset' EXIT

@@ -49,8 +49,8 @@ n=$(sd_kmsg | grep -c "sroce1: port \(down\|active\)")
 
 if [[ -n $watch_pid ]]; then
 	sleep 1
-	kill "$watch_pid" 2>/dev/null
-	wait "$watch_pid" 2>/dev/null
+	kill "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
 	watch_pid=
 	sed 's/^/  asyncwatch: /' "$events"
 	err=$(grep -c 'PORT_ERR' "$events" || true)
