@@ -363,7 +363,7 @@ static void count_aeth(const struct sroce_pkt *p)
 }
 
 /* A packet that does not decode: say why and what of the BTH is there. */
-static void malformed(const struct pcap_pkthdr *ph,
+static void show_malformed(const struct pcap_pkthdr *ph,
 		      const struct sroce_capframe *f, enum sroce_drop why,
 		      int icrc_ok)
 {
@@ -418,7 +418,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 	    !wanted(f.bth[0], sroce_get_be24(f.bth + 5)))
 		return;
 	if (r == SROCE_CAPFRAME_TRUNCATED) {
-		malformed(ph, &f, SROCE_DROP_TRUNCATED, -1);
+		show_malformed(ph, &f, SROCE_DROP_TRUNCATED, -1);
 		goto out;
 	}
 	icrc_ok = sroce_icrc_check(f.l3, f.l3_len, f.v6);
@@ -426,7 +426,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 	memset(&pkt, 0, sizeof(pkt));
 	why = sroce_parse(f.bth, f.bth_len, &pkt);
 	if (why != SROCE_DROP_NONE) {
-		malformed(ph, &f, why, icrc_ok);
+		show_malformed(ph, &f, why, icrc_ok);
 		goto out;
 	}
 	st.shown++;
@@ -525,7 +525,7 @@ fail:
 	return NULL;
 }
 
-static void usage(FILE *o)
+static void print_usage(FILE *o)
 {
 	fprintf(o,
 "usage: sroce-dump (-i IFACE | -r FILE) [options]\n"
@@ -650,15 +650,15 @@ int main(int argc, char **argv)
 			opt.strict = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc || !dev == !file) {
-		usage(stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
 
