@@ -528,7 +528,7 @@ static void x_fuzz(pcap_dumper_t *d, struct pcap_pkthdr *ph, u8 *p,
 
 START_TEST(test_random_damage)
 {
-	const char *src[] = { V4, V6 };
+	static const char *const src[] = { V4, V6 };
 	char pc[512], out[512], args[1024];
 	unsigned int s;
 
@@ -633,7 +633,7 @@ START_TEST(test_link_types)
 		{ "sll2", DLT_LINUX_SLL2, x_sll2 },
 		{ "raw", DLT_RAW, x_raw },
 	};
-	const char *src[] = { V4, V6 };
+	static const char *const src[] = { V4, V6 };
 	char pc[512], out[512], ref[512], args[1024];
 	unsigned int i, s;
 
