@@ -84,6 +84,7 @@ void sroce_comp_arm(struct sroce_qp *qp, u64 now)
 
 static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
 {
+	sroce_req_catch_up(qp);
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->comp.gap_retried = false;

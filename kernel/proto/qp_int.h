@@ -61,6 +61,7 @@ void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
 u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);
 bool sroce_req_ready(const struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_catch_up(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp);
 
 /* comp.c */

@@ -79,7 +79,9 @@ static u32 sroce_req_rd_outstanding(const struct sroce_qp *qp)
 
 static u32 sroce_inflight(const struct sroce_qp *qp)
 {
-	return sroce_psn(qp->req.psn - qp->comp.psn);
+	s32 d = sroce_psn_diff(qp->req.psn, qp->comp.psn);
+
+	return d > 0 ? (u32)d : 0;
 }
 
 /*
@@ -362,8 +364,8 @@ u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now)
 	return sent;
 }
 
-/* Go back N: the next packet sent will be the one at @psn. */
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+/* Point the send cursor at @psn; false if no started WQE holds it. */
+static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
 {
 	const struct sroce_swqe *w;
 	u32 i;
@@ -376,8 +378,33 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 			qp->req.psn = sroce_psn(psn);
 			qp->req.stopped = false;
 			qp->req.noack = 0;
-			qp->stats.retransmits++;
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+/* Go back N: the next packet sent will be the one at @psn. */
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	if (sroce_req_seek(qp, psn))
+		qp->stats.retransmits++;
+}
+
+/*
+ * ACKs for packets sent before a go-back overtook the resend cursor:
+ * resume at the oldest unacknowledged PSN rather than resend what the
+ * responder already has (and keep PSN arithmetic behind comp.psn from
+ * going negative).
+ */
+void sroce_req_catch_up(struct sroce_qp *qp)
+{
+	if (!sroce_psn_lt(qp->req.psn, qp->comp.psn))
+		return;
+	if (sroce_req_seek(qp, qp->comp.psn))
+		return;
+	/* Everything started is acknowledged. */
+	qp->req.next = qp->req.hi;
+	qp->req.off_psn = 0;
+	qp->req.psn = qp->comp.psn;
 }

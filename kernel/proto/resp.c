@@ -270,30 +270,40 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
-/* A free resource, else the oldest already answered one; NULL if none. */
+/* Is @a a better slot to reuse than @b: free, then answered, then oldest. */
+static bool sroce_res_better(const struct sroce_rd_res *a,
+			     const struct sroce_rd_res *b)
+{
+	if (!b)
+		return true;
+	if (!a->kind != !b->kind)
+		return !a->kind;
+	if (!a->pending != !b->pending)
+		return !a->pending;
+	return (s32)(a->seq - b->seq) < 0;
+}
+
+/*
+ * A resource for a new READ/atomic: a free one, else the oldest answered
+ * one, else (only when duplicates revived old answers: a requester keeps
+ * at most max_rd_atomic <= max_dest_rd_atomic outstanding) the oldest
+ * still being answered, whose answers are abandoned.  Like rxe, never a
+ * NAK: counting replays against the limit would fail a legal requester.
+ */
 static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 {
-	struct sroce_rd_res *r, *best = NULL;
-	u32 i, busy = 0;
+	struct sroce_rd_res *best = NULL;
+	u32 i, n = qp->attr.max_dest_rd_atomic;
 
-	for (i = 0; i < qp->resp.max_res; i++) {
-		r = &qp->resp.res[i];
-		if (r->pending) {
-			busy++;
-			continue;
-		}
-		if (!r->kind)
-			best = best && !best->kind ? best : r;
-		else if (!best || (best->kind && (s32)(r->seq - best->seq) < 0))
-			best = r;
-	}
-	/* The requester may have at most max_dest_rd_atomic outstanding. */
-	if (busy >= qp->attr.max_dest_rd_atomic)
+	if (!n)
 		return NULL;
-	if (best) {
-		memset(best, 0, sizeof(*best));
-		best->seq = qp->resp.res_seq++;
-	}
+	if (n > qp->resp.max_res)
+		n = qp->resp.max_res;
+	for (i = 0; i < n; i++)
+		if (sroce_res_better(&qp->resp.res[i], best))
+			best = &qp->resp.res[i];
+	memset(best, 0, sizeof(*best));
+	best->seq = qp->resp.res_seq++;
 	return best;
 }
 

@@ -155,6 +155,33 @@ START_TEST(test_progress_resets_retry)
 }
 END_TEST
 
+START_TEST(test_acks_overtake_go_back)
+{
+	struct mock *m = rc();
+	u64 now;
+
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	now = sroce_qp_next_deadline(&m->qp);
+	sroce_qp_on_deadline(&m->qp, now);
+	/* Resend only 100, then the ACK of the original 103 arrives. */
+	sroce_qp_kick(&m->qp, 1, now);
+	ck_assert_uint_eq(mock_psn(m, 4), 100);
+	mock_rx_aeth(m, mock_ack_syn(), 103, now + 1);
+	ck_assert_uint_eq(m->ncqe, 4);
+	ck_assert(!sroce_qp_pending(&m->qp));
+	/* The cursor caught up: the next WQE gets PSN 104, no stall. */
+	post_sends(m, 1, 10);
+	sroce_qp_kick(&m->qp, 100, now + 2);
+	ck_assert_uint_eq(m->npkt, 6);
+	ck_assert_uint_eq(mock_psn(m, 5), 104);
+	/* Partly: go back to 104, ACKs up to 103 are stale, ACK 104 lands. */
+	mock_rx_aeth(m, mock_ack_syn(), 104, now + 3);
+	ck_assert_uint_eq(m->ncqe, 5);
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_infinite_timeout)
 {
 	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
@@ -433,6 +460,7 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_partial_ack_of_long_message);
 	tcase_add_test(tc, test_timeout_retry_exhaustion);
 	tcase_add_test(tc, test_progress_resets_retry);
+	tcase_add_test(tc, test_acks_overtake_go_back);
 	tcase_add_test(tc, test_infinite_timeout);
 	tcase_add_test(tc, test_seq_nak_go_back_n);
 	tcase_add_test(tc, test_rnr_nak_wait);

@@ -455,6 +455,44 @@ START_TEST(test_responses_not_overtaken)
 }
 END_TEST
 
+START_TEST(test_dup_read_does_not_eat_resources)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	mock_pump(p.b, &p.cb, p.a, 1);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	/* A network duplicate of the finished READ revives its answer... */
+	p.b->emit_fail = 1000;
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
+	ck_assert(sroce_qp_pending(&p.b->qp));
+	/* ...which must not count against max_dest_rd_atomic. */
+	for (i = 0; i < MOCK_RES; i++) {
+		w.wr_id = 10 + i;
+		mock_post_send(p.a, &w);
+	}
+	sroce_qp_kick(&p.a->qp, 100, 3);
+	ck_assert_uint_eq(p.a->npkt, 1 + MOCK_RES);
+	mock_pump(p.a, &p.ca, p.b, 4);
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_RTS);
+	p.b->emit_fail = 0;
+	while (sroce_qp_kick(&p.b->qp, 2, 5))
+		;
+	mock_pump(p.b, &p.cb, p.a, 6);
+	ck_assert_uint_eq(p.a->ncqe, 1 + MOCK_RES);
+	for (i = 0; i < 1 + MOCK_RES; i++)
+		ck_assert_uint_eq(p.a->cqe[i].status, SROCE_WC_SUCCESS);
+	pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_atomic_replay_cache)
 {
 	struct pair p;
@@ -913,6 +951,7 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_qp_access_flags);
 	tcase_add_test(tc, test_read_and_replay);
 	tcase_add_test(tc, test_responses_not_overtaken);
+	tcase_add_test(tc, test_dup_read_does_not_eat_resources);
 	tcase_add_test(tc, test_atomic_replay_cache);
 	tcase_add_test(tc, test_misaligned_atomic);
 	tcase_add_test(tc, test_recv_too_small);
