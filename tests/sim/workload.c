@@ -494,11 +494,12 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 	m->seq = seq;
 	m->wr_id = ++w->next_wr_id;
 	/*
-	 * Some WQEs unsignaled, but never four in a row and never the last:
-	 * a later completion must always come to imply them.
+	 * Some WQEs unsignaled, but never four in a row, never the last and
+	 * never one that fills the ring: a later completion must always
+	 * come to imply them.
 	 */
 	m->signaled = sroce_rng_below(&s->rng, 10) != 0 || seq % 4 == 3 ||
-		      seq + 1 == fl->quota;
+		      seq + 1 == fl->quota || fl->tail - fl->head == fl->depth;
 	if (op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
 	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD)
 		m->len = 8;
@@ -1044,13 +1045,17 @@ int sim_random(struct sim *s)
 	s->on_cqe = wl_cqe;
 	s->action = wl_action;
 	for (i = 0; i < s->o.nqp; i++) {
-		enum sroce_qp_type t = SROCE_QPT_RC;
-		u32 r = (u32)sroce_rng_below(&s->rng, 8);
+		/* Weights RC 6, UC 1, UD 1 among the allowed types. */
+		static const enum sroce_qp_type pick[8] = {
+			SROCE_QPT_UC, SROCE_QPT_UD, SROCE_QPT_RC, SROCE_QPT_RC,
+			SROCE_QPT_RC, SROCE_QPT_RC, SROCE_QPT_RC, SROCE_QPT_RC,
+		};
+		u32 types = s->o.types ? s->o.types : 1u << SROCE_QPT_RC;
+		enum sroce_qp_type t;
 
-		if ((s->o.types & (1u << SROCE_QPT_UC)) && r == 0)
-			t = SROCE_QPT_UC;
-		if ((s->o.types & (1u << SROCE_QPT_UD)) && r == 1)
-			t = SROCE_QPT_UD;
+		do
+			t = pick[sroce_rng_below(&s->rng, 8)];
+		while (!(types & (1u << t)));
 		sim_add_pair(s, t, s->o.depth + 8);
 	}
 	if (s->failed)
