@@ -119,10 +119,10 @@ enum sroce_capframe_res sroce_capframe_find(int dlt, const u8 *p, u32 caplen,
 	if (udp_len >= 8 && hl + udp_len < end)
 		end = hl + udp_len;
 	f->bth_caplen = end > hl + 8 ? end - hl - 8 : 0;
+	f->bth_len = udp_len >= 8 ? udp_len - 8 : 0;
 
 	if (cut || tot > avail || udp_len < 8 || hl + udp_len > tot)
 		return SROCE_CAPFRAME_TRUNCATED;
 	f->l3_len = hl + udp_len;
-	f->bth_len = udp_len - 8;
 	return SROCE_CAPFRAME_OK;
 }

@@ -29,8 +29,9 @@ struct sroce_capframe {
 
 /*
  * Locate IP, UDP and BTH in the @caplen captured bytes at @p, a frame of
- * pcap link type @dlt.  On TRUNCATED the addresses, ports, bth and
- * bth_caplen are valid (bth_caplen may be 0).
+ * pcap link type @dlt.  On TRUNCATED the addresses, ports, bth,
+ * bth_len and bth_caplen are valid (either length may be 0) and l3_len
+ * is 0.
  */
 enum sroce_capframe_res sroce_capframe_find(int dlt, const u8 *p, u32 caplen,
 					    struct sroce_capframe *f);

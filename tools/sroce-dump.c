@@ -385,8 +385,7 @@ static void show_malformed(const struct pcap_pkthdr *ph,
 		printf(" qp 0x%06x psn %u", sroce_get_be24(f->bth + 5),
 		       sroce_get_be24(f->bth + 9));
 	}
-	printf(" length %u captured %u", f->bth_len ? f->bth_len : ph->len,
-	       f->bth_caplen);
+	printf(" length %u captured %u", f->bth_len, f->bth_caplen);
 	if (icrc_ok >= 0)
 		printf(" icrc %s", icrc_ok ? "ok" : "BAD");
 	putchar('\n');
