@@ -440,9 +440,105 @@ static void sc_err_mid(struct sim *s)
 	buf_free(s, &rem, 1);
 }
 
+static void post_on(struct sim *s, u32 pair, u64 wr_id, u32 off, u32 len)
+{
+	struct sc *x = SC(s);
+	struct sroce_send_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = wr_id;
+	w.opcode = SROCE_WR_SEND;
+	w.send_flags = SROCE_SEND_SIGNALED;
+	w.num_sge = 1;
+	w.sge[0].addr = x->lbuf[0].iova + off;
+	w.sge[0].length = len;
+	w.sge[0].lkey = x->lbuf[0].key;
+	sroce_ep_post_send(s->qp[0][pair].q, &w);
+}
+
+/*
+ * Two QPs share side 1's SRQ: receives are taken in posting order by
+ * whichever QP needs one, each lands intact, and when one QP goes to ERR
+ * it raises LAST_WQE_REACHED and leaves the SRQ's WQEs to the other.
+ */
+static void sc_srq(struct sim *s)
+{
+	struct sc *x = SC(s);
+	struct sroce_recv_wqe r;
+	struct sroce_cqe c;
+	struct sroce_qp_attr a;
+	u32 i, p, n[2] = { 0, 0 }, got = 0, len;
+	u64 last[2] = { 0, 0 }, seen = 0;
+	u8 *buf;
+
+	for (i = 0; i < 8 * 1024; i++)
+		x->lbuf[0].mem[SC_GUARD + i] = (u8)(i * 31 + 7);
+	for (i = 0; i < 10; i++) {
+		memset(&r, 0, sizeof(r));
+		r.wr_id = 1000 + i;
+		r.num_sge = 1;
+		r.sge[0].addr = x->lbuf[1].iova + i * 4096;
+		r.sge[0].length = 4096;
+		r.sge[0].lkey = x->lbuf[1].key;
+		sroce_ep_post_srq(&s->ep[1], &r);
+	}
+	/* pair p message i: 100 * (p + 1) + i bytes from offset 4096 * p */
+	for (i = 0; i < 4; i++)
+		for (p = 0; p < 2; p++)
+			post_on(s, p, 10 * p + i, 4096 * p, 100 * (p + 1) + i);
+	sim_service(s, &s->qp[0][0]);
+	sim_service(s, &s->qp[0][1]);
+	run_for(s, 100000000ull);
+	for (i = 0; i < x->n[1][1]; i++) {
+		c = x->cqe[1][1][i];
+		p = c.qp_num == s->qp[1][1].q->qp.qpn;
+		len = c.byte_len;
+		if (c.status || c.wr_id < 1000 || c.wr_id >= 1010 ||
+		    (seen & (1ull << (c.wr_id - 1000))) ||
+		    c.wr_id <= last[p] || len < 100 * (p + 1) ||
+		    len >= 100 * (p + 1) + 4) {
+			sim_fail(s, "srq: receive %u: wr_id %llu qp %#x status %u len %u",
+				 i, (unsigned long long)c.wr_id, c.qp_num,
+				 c.status, len);
+			return;
+		}
+		seen |= 1ull << (c.wr_id - 1000);
+		last[p] = c.wr_id;
+		n[p]++;
+		got++;
+		buf = x->lbuf[1].mem + SC_GUARD + (c.wr_id - 1000) * 4096;
+		if (memcmp(buf, x->lbuf[0].mem + SC_GUARD + 4096 * p, len) ||
+		    buf[len] != SC_FILL)
+			sim_fail(s, "srq: receive wr_id %llu data wrong",
+				 (unsigned long long)c.wr_id);
+		/* in order per QP: message i of pair p is len 100(p+1)+i */
+		if (len != 100 * (p + 1) + n[p] - 1)
+			sim_fail(s, "srq: qp %u got message %u as its #%u",
+				 p, len - 100 * (p + 1), n[p] - 1);
+	}
+	if (got != 8 || seen != 0xff)
+		sim_fail(s, "srq: %u receives, wr_id mask %#llx", got,
+			 (unsigned long long)seen);
+	/* Pair 1's receiver fails: the SRQ's last two WQEs stay for pair 0. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SROCE_QPS_ERR;
+	sroce_qp_modify(&s->qp[1][1].q->qp, &a, SROCE_QP_STATE, s->now);
+	if (s->qp[1][1].q->last_event != SROCE_EVENT_QP_LAST_WQE_REACHED)
+		sim_fail(s, "srq: no LAST_WQE_REACHED event (last %u)",
+			 s->qp[1][1].q->last_event);
+	post_on(s, 0, 50, 0, 64);
+	post_on(s, 0, 51, 0, 65);
+	sim_service(s, &s->qp[0][0]);
+	run_for(s, 100000000ull);
+	if (x->n[1][1] != 10 || x->cqe[1][1][8].wr_id != 1008 ||
+	    x->cqe[1][1][9].wr_id != 1009 || x->cqe[1][1][9].status)
+		sim_fail(s, "srq: after the other QP failed, %u receives",
+			 x->n[1][1]);
+}
+
 const char *const sim_scenarios[] = {
 	"retry_exc", "rnr_exc", "rnr_inf", "acc_rkey", "acc_bounds",
-	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", NULL,
+	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq", NULL,
 };
 
 int sim_scenario(struct sim *s, const char *name)
@@ -469,7 +565,11 @@ int sim_scenario(struct sim *s, const char *name)
 		s->o.rnr_retry = (u8)sroce_rng_below(&s->rng, 7);
 	if (k == 2)
 		s->o.rnr_retry = 7;
+	if (k == 10)
+		s->srq1 = true;
 	sim_add_pair(s, SROCE_QPT_RC, 64);
+	if (k == 10)
+		sim_add_pair(s, SROCE_QPT_RC, 64);
 	buf_make(s, &x->lbuf[0], 0, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	buf_make(s, &x->lbuf[1], 1, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	if (!s->failed) {
@@ -481,6 +581,7 @@ int sim_scenario(struct sim *s, const char *name)
 			sc_access(s, k - 3);
 			break;
 		case 9: sc_err_mid(s); break;
+		case 10: sc_srq(s); break;
 		}
 	}
 	buf_free(s, &x->lbuf[0], 0);

@@ -306,7 +306,8 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 		sq->armed = U64_MAX;
 		sq->q = sroce_ep_qp_create(&s->ep[side], type,
 					   s->qpn_base[side] + i, 1, sq_size,
-					   SROCE_MAX_RD_ATOMIC, false, false);
+					   SROCE_MAX_RD_ATOMIC,
+					   side == 1 && s->srq1, false);
 		if (!sq->q) {
 			sim_fail(s, "qp create failed");
 			return i;

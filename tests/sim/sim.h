@@ -75,6 +75,7 @@ struct sim {
 	u32 failed;
 	char fail_msg[512];
 	sim_action_fn action;
+	bool srq1;			/* new side-1 QPs receive from its SRQ */
 	/* Completion consumers: the workload's or a scenario's. */
 	void (*on_cqe)(struct sim *s, struct sim_qp *sq,
 		       const struct sroce_cqe *c);
