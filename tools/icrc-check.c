@@ -7,8 +7,8 @@
  *	icrc-check [-v] FILE.pcap...
  *
  * Exits 1 if any RoCEv2 packet has a bad ICRC or fails to decode, 2 on
- * usage or file errors.  Ethernet (with VLAN tags), Linux cooked and raw
- * IP captures are understood.
+ * usage or file errors.  Ethernet (with VLAN tags), Linux cooked (v1, v2),
+ * raw IP and loopback captures are understood (tools/roce-frame.c).
  */
 #include <pcap/pcap.h>
 #include <stdio.h>

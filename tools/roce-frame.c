@@ -64,6 +64,23 @@ static int sroce_l3_offset(int dlt, const u8 *p, u32 caplen)
 	}
 }
 
+bool sroce_capframe_dlt_ok(int dlt)
+{
+	switch (dlt) {
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+	case DLT_NULL:
+	case DLT_LOOP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 enum sroce_capframe_res sroce_capframe_find(int dlt, const u8 *p, u32 caplen,
 					    struct sroce_capframe *f)
 {

@@ -27,6 +27,9 @@ struct sroce_capframe {
 	bool v6;
 };
 
+/* Whether sroce_capframe_find() knows the link type @dlt at all. */
+bool sroce_capframe_dlt_ok(int dlt);
+
 /*
  * Locate IP, UDP and BTH in the @caplen captured bytes at @p, a frame of
  * pcap link type @dlt.  On TRUNCATED the addresses, ports, bth,

@@ -675,6 +675,9 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	}
 	dlt = pcap_datalink(pc);
+	if (!sroce_capframe_dlt_ok(dlt))
+		fprintf(stderr, "sroce-dump: link type %s not understood, no packet will decode\n",
+			pcap_datalink_val_to_name(dlt) ?: "?");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
