@@ -182,6 +182,30 @@ START_TEST(test_acks_overtake_go_back)
 }
 END_TEST
 
+START_TEST(test_atomic_ack_after_go_back)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 1,
+					   VA, 8);
+
+	mock_post_send(m, &w);
+	post_sends(m, 1, 3 * MTU);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 4);
+	/* Implied NAK: go back to the atomic at 100... */
+	mock_rx_aeth(m, mock_ack_syn(), 101, 1);
+	ck_assert_uint_eq(m->qp.req.psn, 100);
+	/* ...but its answer to the first copy arrives before the resend. */
+	ck_assert_int_eq(rx_resp(m, SROCE_OPC(RC, ATOMIC_ACK), 100, NULL, 0,
+				 5, 2), SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->ncqe, 1);
+	sroce_qp_kick(&m->qp, 100, 3);
+	ck_assert_uint_eq(mock_psn(m, 4), 101);
+	ck_assert_uint_eq(mock_opcode(m, 4), SROCE_OPC(RC, SEND_FIRST));
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_infinite_timeout)
 {
 	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
@@ -461,6 +485,7 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_timeout_retry_exhaustion);
 	tcase_add_test(tc, test_progress_resets_retry);
 	tcase_add_test(tc, test_acks_overtake_go_back);
+	tcase_add_test(tc, test_atomic_ack_after_go_back);
 	tcase_add_test(tc, test_infinite_timeout);
 	tcase_add_test(tc, test_seq_nak_go_back_n);
 	tcase_add_test(tc, test_rnr_nak_wait);
