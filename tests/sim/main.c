@@ -362,45 +362,106 @@ int main(int argc, char **argv)
 	o.seed = 1;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
 		switch (c) {
-		case 's': o.seed = strtoull(optarg, NULL, 0); break;
-		case 'S': o.scenario = optarg; break;
-		case 'U': suite = optarg; break;
-		case 'K': seeds = (u32)atoi(optarg); break;
-		case 'O': soak_s = atof(optarg); break;
+		case 's':
+			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			o.scenario = optarg;
+			break;
+		case 'U':
+			suite = optarg;
+			break;
+		case 'K':
+			seeds = (u32)atoi(optarg);
+			break;
+		case 'O':
+			soak_s = atof(optarg);
+			break;
 		case 'q':
 			o.nqp = (u32)atoi(optarg);
 			qps_given = true;
 			break;
-		case 'm': o.msgs = (u32)atoi(optarg); break;
-		case 'M': o.max_size = (u32)strtoul(optarg, NULL, 0); break;
-		case 'u': o.mtu = mtu_enum((u32)atoi(optarg)); break;
-		case '4': o.ipv6 = 0; break;
-		case '6': o.ipv6 = 1; break;
-		case 'a': o.ipv6 = -1; break;
+		case 'm':
+			o.msgs = (u32)atoi(optarg);
+			break;
+		case 'M':
+			o.max_size = (u32)strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			o.mtu = mtu_enum((u32)atoi(optarg));
+			break;
+		case '4':
+			o.ipv6 = 0;
+			break;
+		case '6':
+			o.ipv6 = 1;
+			break;
+		case 'a':
+			o.ipv6 = -1;
+			break;
 		case 't':
 			o.types = (strstr(optarg, "rc") ? 1u << SROCE_QPT_RC : 0) |
 				  (strstr(optarg, "uc") ? 1u << SROCE_QPT_UC : 0) |
 				  (strstr(optarg, "ud") ? 1u << SROCE_QPT_UD : 0);
 			break;
-		case 'l': o.link.loss_ppm = pct(optarg); break;
-		case 'd': o.link.dup_ppm = pct(optarg); break;
-		case 'r': o.link.reorder_ppm = pct(optarg); break;
-		case 'c': o.link.corrupt_ppm = pct(optarg); break;
-		case 'D': o.link.delay_ns = strtoull(optarg, NULL, 0); break;
-		case 'J': o.link.jitter_ns = strtoull(optarg, NULL, 0); break;
-		case 'g': o.link.gbps = strtoull(optarg, NULL, 0); break;
-		case 'T': o.timeout = (u8)atoi(optarg); break;
-		case 'R': o.retry_cnt = (u8)atoi(optarg); break;
-		case 'N': o.rnr_retry = (u8)atoi(optarg); break;
-		case 'p': o.depth = (u32)atoi(optarg); break;
-		case 'E': o.emit_busy_ppm = pct(optarg); break;
-		case 'A': o.rd_atomic = (u32)atoi(optarg); break;
-		case 'L': o.late_recv_ppm = pct(optarg); break;
-		case 'X': scale = atof(optarg); break;
-		case 'x': o.trace = 1 + (u32)atoi(optarg); break;
-		case 'v': tot.verbose = true; o.verbose = true; break;
-		case 'h': usage(); return 0;
-		default: usage(); return 2;
+		case 'l':
+			o.link.loss_ppm = pct(optarg);
+			break;
+		case 'd':
+			o.link.dup_ppm = pct(optarg);
+			break;
+		case 'r':
+			o.link.reorder_ppm = pct(optarg);
+			break;
+		case 'c':
+			o.link.corrupt_ppm = pct(optarg);
+			break;
+		case 'D':
+			o.link.delay_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'J':
+			o.link.jitter_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'g':
+			o.link.gbps = strtoull(optarg, NULL, 0);
+			break;
+		case 'T':
+			o.timeout = (u8)atoi(optarg);
+			break;
+		case 'R':
+			o.retry_cnt = (u8)atoi(optarg);
+			break;
+		case 'N':
+			o.rnr_retry = (u8)atoi(optarg);
+			break;
+		case 'p':
+			o.depth = (u32)atoi(optarg);
+			break;
+		case 'E':
+			o.emit_busy_ppm = pct(optarg);
+			break;
+		case 'A':
+			o.rd_atomic = (u32)atoi(optarg);
+			break;
+		case 'L':
+			o.late_recv_ppm = pct(optarg);
+			break;
+		case 'X':
+			scale = atof(optarg);
+			break;
+		case 'x':
+			o.trace = 1 + (u32)atoi(optarg);
+			break;
+		case 'v':
+			tot.verbose = true;
+			o.verbose = true;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
 		}
 	}
 	if (o.mtu < 0 || !o.nqp || !o.depth || o.depth > 4096) {

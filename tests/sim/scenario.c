@@ -574,14 +574,24 @@ int sim_scenario(struct sim *s, const char *name)
 	buf_make(s, &x->lbuf[1], 1, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	if (!s->failed) {
 		switch (k) {
-		case 0: sc_retry_exc(s); break;
-		case 1: sc_rnr_exc(s); break;
-		case 2: sc_rnr_inf(s); break;
+		case 0:
+			sc_retry_exc(s);
+			break;
+		case 1:
+			sc_rnr_exc(s);
+			break;
+		case 2:
+			sc_rnr_inf(s);
+			break;
 		case 3: case 4: case 5: case 6: case 7: case 8:
 			sc_access(s, k - 3);
 			break;
-		case 9: sc_err_mid(s); break;
-		case 10: sc_srq(s); break;
+		case 9:
+			sc_err_mid(s);
+			break;
+		case 10:
+			sc_srq(s);
+			break;
 		}
 	}
 	buf_free(s, &x->lbuf[0], 0);
