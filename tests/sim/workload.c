@@ -524,6 +524,9 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 	wq.opcode = op;
 	wq.send_flags = (m->signaled ? SROCE_SEND_SIGNALED : 0) |
 			(mt->solicited ? SROCE_SEND_SOLICITED : 0);
+	/* Now and then a fence: waits for earlier READs and atomics. */
+	if (fl->type == SROCE_QPT_RC && !sroce_rng_below(&s->rng, 32))
+		wq.send_flags |= SROCE_SEND_FENCE;
 	wq.ex = mt->imm;
 	if (op == SROCE_WR_RDMA_READ)
 		access = SROCE_ACCESS_LOCAL_WRITE;
