@@ -315,6 +315,21 @@ static void ep_event(void *ctx, enum sroce_qp_event ev)
 	q->last_event = ev;
 }
 
+/*
+ * SEND_WITH_INV: the test endpoint lets any MR of the QP's PD be
+ * invalidated (real verbs allow it for fast-register MRs and MWs).
+ */
+static int ep_invalidate(void *ctx, u32 rkey)
+{
+	struct sroce_ep_qp *q = ctx;
+	struct sroce_ep_mr *m = sroce_ep_mr_lookup(q->ep, rkey);
+
+	if (!m || m->pd != q->pd)
+		return 1;
+	memset(m, 0, sizeof(*m));
+	return 0;
+}
+
 static int ep_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 {
 	struct sroce_ep_qp *q = ctx;
@@ -332,7 +347,7 @@ const struct sroce_qp_ops sroce_ep_ops = {
 	.atomic		= ep_atomic,
 	.complete	= ep_complete,
 	.event		= ep_event,
-	.invalidate	= NULL,
+	.invalidate	= ep_invalidate,
 };
 
 bool sroce_ep_poll(struct sroce_ep_cq *cq, struct sroce_cqe *c)

@@ -58,6 +58,7 @@ struct wl_msg {
 	u64 expect;		/* atomic: the original value */
 	struct wl_region loc;	/* local SGEs */
 	struct wl_region rem;	/* WRITE target / READ source at the peer */
+	struct wl_region inv;	/* SEND_WITH_INV: the peer's MR to invalidate */
 	u64 rva;
 };
 
@@ -247,8 +248,13 @@ static void region_make(struct sim *s, struct wl_region *r, u8 side,
 
 static void region_free(struct sim *s, struct wl_region *r)
 {
+	struct sroce_ep_mr *mr;
+
 	if (r->mem) {
-		sroce_ep_dereg_mr(&s->ep[r->side], r->key);
+		/* Unless a SEND_WITH_INV already invalidated it. */
+		mr = sroce_ep_mr_lookup(&s->ep[r->side], r->key);
+		if (mr && mr->buf == r->mem)
+			sroce_ep_dereg_mr(&s->ep[r->side], r->key);
 		free(r->mem);
 	}
 	memset(r, 0, sizeof(*r));
@@ -451,6 +457,7 @@ static u8 pick_op(struct sim *s, struct wl_flow *fl)
 		SROCE_WR_RDMA_WRITE, SROCE_WR_RDMA_WRITE_WITH_IMM,
 		SROCE_WR_RDMA_READ, SROCE_WR_RDMA_READ,
 		SROCE_WR_ATOMIC_CMP_AND_SWP, SROCE_WR_ATOMIC_FETCH_AND_ADD,
+		SROCE_WR_SEND_WITH_INV,
 	};
 	static const u8 uc[] = {
 		SROCE_WR_SEND, SROCE_WR_SEND_WITH_IMM, SROCE_WR_RDMA_WRITE,
@@ -467,6 +474,7 @@ static u8 pick_op(struct sim *s, struct wl_flow *fl)
 static bool op_recv(u8 op)
 {
 	return op == SROCE_WR_SEND || op == SROCE_WR_SEND_WITH_IMM ||
+	       op == SROCE_WR_SEND_WITH_INV ||
 	       op == SROCE_WR_RDMA_WRITE_WITH_IMM;
 }
 
@@ -582,6 +590,12 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 			wq.rdma.rkey = m->rem.key;
 		}
 	}
+	if (op == SROCE_WR_SEND_WITH_INV) {
+		region_make(s, &m->inv, fl->dst->side, 64, 1,
+			    SROCE_ACCESS_REMOTE_WRITE, NULL);
+		wq.ex = m->inv.key;
+		mt->imm = m->inv.key;
+	}
 	if (fl->type == SROCE_QPT_UD) {
 		wq.ud.ah = 0;
 		wq.ud.remote_qpn = fl->dst->q->qp.qpn;
@@ -621,7 +635,7 @@ static u8 wc_of(u8 op)
 
 static const char *const wr_name[] = {
 	"WRITE", "WRITE_IMM", "SEND", "SEND_IMM", "READ", "CMP_SWAP",
-	"FETCH_ADD",
+	"FETCH_ADD", "?", "?", "SEND_INV",
 };
 
 /* A pair failed legitimately (or by a scenario): stop it, flush both. */
@@ -726,6 +740,7 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 	}
 out:
 	region_free(s, &m->loc);
+	region_free(s, &m->inv);
 	if (fl->type == SROCE_QPT_UC && m->rem.mem) {
 		/* Kept: checked once the run is over. */
 		fl->ucw[m->seq] = m->rem;
@@ -877,6 +892,16 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 		sim_fail(s, "flow %s seq %u %s: imm flag %u value %#x, sent %#x",
 			 fname(fl), seq, wr_name[mt->op], c->flags, c->ex,
 			 mt->imm);
+	if (!!(c->flags & SROCE_WC_F_WITH_INV) !=
+	    (mt->op == SROCE_WR_SEND_WITH_INV) ||
+	    (mt->op == SROCE_WR_SEND_WITH_INV && c->ex != mt->imm))
+		sim_fail(s, "flow %s seq %u %s: invalidate flag %u rkey %#x, sent %#x",
+			 fname(fl), seq, wr_name[mt->op], c->flags, c->ex,
+			 mt->imm);
+	if (mt->op == SROCE_WR_SEND_WITH_INV &&
+	    sroce_ep_mr_lookup(&s->ep[fl->dst->side], mt->imm))
+		sim_fail(s, "flow %s seq %u: rkey %#x still valid after SEND_WITH_INV",
+			 fname(fl), seq, mt->imm);
 	if (!!(c->flags & SROCE_WC_F_GRH) != ud)
 		sim_fail(s, "flow %s seq %u: GRH flag %u", fname(fl), seq,
 			 c->flags);
@@ -1021,6 +1046,7 @@ static void flow_free(struct sim *s, struct wl_flow *fl)
 
 		region_free(s, &m->loc);
 		region_free(s, &m->rem);
+		region_free(s, &m->inv);
 	}
 	while (fl->rhead != fl->rtail)
 		region_free(s, &fl->rring[fl->rhead++ % fl->rdepth].buf);
