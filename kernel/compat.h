@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every difference between the kernels sroce builds against (6.1 and 6.12)
  * is absorbed here, keyed on LINUX_VERSION_CODE, so that the .c files are

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The sroce ib_device: its ops table, the query verbs, port state and
  * per-device object accounting.  Nothing here knows the wire protocol.

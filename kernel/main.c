@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sroce module entry: "rdma link add NAME type sroce netdev IF" creates a
  * device, and the netdev notifier keeps each device's port in step with
@@ -136,5 +136,5 @@ module_init(sroce_init);
 module_exit(sroce_exit);
 
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
-MODULE_LICENSE("Dual BSD/GPL");
+MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");

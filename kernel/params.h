@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce device limits and identity: every number query_device and
  * query_port report is defined here, once.  Documentation/device.rst
@@ -11,6 +11,8 @@
 #include <linux/sizes.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
+
+#include "proto/qp.h"
 
 /* Identity. */
 #define SROCE_FW_MAJOR			0
@@ -30,9 +32,15 @@
 #define SROCE_MAX_AH			SZ_64K
 #define SROCE_MAX_QP			SZ_128K
 #define SROCE_MAX_QP_WR			SZ_32K
-#define SROCE_MAX_SGE			32
-#define SROCE_MAX_SGE_RD		32
-#define SROCE_MAX_INLINE_DATA		512
+/*
+ * Scatter/gather, inline and RDMA-read/atomic depths are fixed-size arrays
+ * in the protocol core (proto/qp.h); the device reports exactly those.
+ * SROCE_MAX_SGE repeats the core's definition token for token, so the
+ * compiler rejects any divergence.
+ */
+#define SROCE_MAX_SGE		16
+#define SROCE_MAX_SGE_RD		SROCE_MAX_SGE
+#define SROCE_MAX_INLINE_DATA		256
 #define SROCE_MAX_CQ			SZ_128K
 #define SROCE_MAX_CQE			SZ_64K
 #define SROCE_MAX_MR			SZ_1M
@@ -40,9 +48,9 @@
 #define SROCE_MAX_FAST_REG_PAGES	SZ_512
 #define SROCE_MAX_SRQ			SZ_64K
 #define SROCE_MAX_SRQ_WR		SZ_32K
-#define SROCE_MAX_SRQ_SGE		32
-#define SROCE_MAX_QP_RD_ATOM		128
-#define SROCE_MAX_QP_INIT_RD_ATOM	128
+#define SROCE_MAX_SRQ_SGE		SROCE_MAX_SGE
+#define SROCE_MAX_QP_RD_ATOM		16
+#define SROCE_MAX_QP_INIT_RD_ATOM	16
 #define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
 /* Multicast is not implemented yet; report none rather than pretend. */
 #define SROCE_MAX_MCAST_GRP		0
@@ -54,9 +62,7 @@
 
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_SYS_IMAGE_GUID |	\
 				 IB_DEVICE_PORT_ACTIVE_EVENT |	\
-				 IB_DEVICE_RC_RNR_NAK_GEN |	\
-				 IB_DEVICE_SRQ_RESIZE |		\
-				 IB_DEVICE_MEM_MGT_EXTENSIONS)
+				 IB_DEVICE_RC_RNR_NAK_GEN)
 
 /* Port. */
 #define SROCE_NUM_PORTS			1
@@ -76,5 +82,9 @@
  * RETH + ImmDt is 20) + ICRC 4.
  */
 #define SROCE_ROCEV2_MAX_OVERHEAD	(40 + 8 + 12 + 28 + 4)
+
+static_assert(SROCE_MAX_INLINE_DATA <= SROCE_MAX_INLINE);
+static_assert(SROCE_MAX_QP_RD_ATOM <= SROCE_MAX_RD_ATOMIC);
+static_assert(SROCE_MAX_QP_INIT_RD_ATOM <= SROCE_MAX_RD_ATOMIC);
 
 #endif /* SROCE_PARAMS_H */

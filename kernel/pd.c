@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Protection domains.  A PD carries no state of its own in a software
  * device: MRs, QPs and AHs point at it and key checks compare pointers.

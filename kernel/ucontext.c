@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+// SPDX-License-Identifier: GPL-2.0
 /*
  * User contexts: one per opened verbs context.  The response tells the
  * provider which ABI revision this module speaks.
