@@ -22,7 +22,7 @@ help:
 	@echo 'make check       deps + build + every test (unit, sim, fuzz, VM on each kernel)'
 	@echo 'make demo        two QEMU guests talking over sroce'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
-	@echo 'make install     install module and provider on this host'
+	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
 
 deps:
 	@scripts/deps.sh
@@ -72,8 +72,11 @@ fuzz:
 coverage:
 	@$(MAKE) -s -C tests coverage
 
+# The provider is installed only for a tree the user names: the pinned
+# default serves the test bed, not the host's libibverbs.
 install:
-	@scripts/install.sh
+	@SROCE_PROVIDER_SRC="$(if $(filter command line environment,$(origin RDMA_CORE_SRC)),$(RDMA_CORE_SRC))" \
+		scripts/install.sh
 
 clean:
 	$(MAKE) -C kernel clean

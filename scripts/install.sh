@@ -5,8 +5,10 @@
 # "rdma link add NAME type sroce netdev IF" autoloads it.
 #   scripts/install.sh [KVER...]   default: the running kernel
 #   DESTDIR=/some/root scripts/install.sh 6.12    (staging; no depmod)
-# The provider is not installed system-wide: it is built against the
-# pinned rdma-core 56.1, not Debian's libibverbs; use scripts/verbs-env.sh.
+# Also installs tools/sroce-dump and its man page under $PREFIX (/usr/local).
+# The provider is installed only when RDMA_CORE_SRC names an rdma-core tree
+# of the same version as the system's libibverbs (see
+# Documentation/install.rst); the pinned 56.1 tree serves the test bed.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +30,16 @@ for k in "${kvers[@]}"; do
 	fi
 done
 
-if compgen -G "$build/rdma-core-56.1/build/lib/libsroce*" >/dev/null; then
-	echo "provider: not installed system-wide; '. scripts/verbs-env.sh' to use it"
+prefix=${PREFIX:-/usr/local}
+if [[ -x $build/tools/sroce-dump ]]; then
+	install -D -m 0755 "$build/tools/sroce-dump" "$destdir$prefix/sbin/sroce-dump"
+	install -D -m 0644 "$top/tools/sroce-dump.8" "$destdir$prefix/share/man/man8/sroce-dump.8"
+	echo "installed $destdir$prefix/sbin/sroce-dump"
+fi
+
+if [[ -n ${SROCE_PROVIDER_SRC:-} ]]; then
+	"$top/scripts/build-provider.sh" --install "$SROCE_PROVIDER_SRC"
+else
+	echo "provider: not installed; 'make install RDMA_CORE_SRC=<rdma-core tree of" \
+	     "your libibverbs version>' builds and installs it"
 fi
