@@ -30,7 +30,7 @@ PKGS=(
 	# tests and tools
 	check libpcap-dev tshark
 	# guests
-	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
+	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2 iputils-ping
 	# unmodified verbs tools run against our provider
 	perftest ibverbs-utils ibverbs-providers rdmacm-utils
 )
