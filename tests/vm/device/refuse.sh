@@ -4,7 +4,8 @@
 # Bad "rdma link add" requests fail with an error from the rdma tool, a
 # clear kernel message where the kernel decides, no device and no warning:
 # a second device on a netdev, a duplicate name, a missing netdev,
-# loopback, an IP tunnel (not Ethernet) and a VLAN device.
+# loopback, an IP tunnel (not Ethernet), a VLAN device and an unknown
+# link type.
 . "$SROCE_TOP/tests/vm/device/device-lib.bash"
 sd_reset
 trap sd_reset EXIT
@@ -53,6 +54,11 @@ ip link add link sdd0 name sdvl0 type vlan id 5 || fail "cannot create vlan"
 expect_fail rdma link add sroce5 type sroce netdev sdvl0
 sd_gone sroce5 || fail "sroce5 exists"
 sd_kmsg_expect "sroce5: sdvl0 is a VLAN device; use its real device sdd0"
+
+# A link type nobody registered: ib_core finds no rdma-link-<type>
+# module and refuses; sroce must not be the one that answers.
+expect_fail rdma link add sroce7 type sroce-nosuch netdev sdd0
+sd_gone sroce7 || fail "sroce7 exists"
 
 # Deleting what does not exist.
 expect_fail rdma link delete sroce9
