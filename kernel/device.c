@@ -370,7 +370,16 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	spin_lock_init(&sdev->port_lock);
 	for (i = 0; i < SROCE_OBJ_MAX; i++)
 		atomic_set(&sdev->nobj[i], 0);
+	/* Index 0 is never handed out: key 0 and ah_num 0 stay invalid. */
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 
+	/*
+	 * Each verbs file contributes its own part of the ops table
+	 * (ib_set_device_ops merges them), so adding an object kind touches
+	 * only its own file and one line here.
+	 */
 	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SROCE_NUM_PORTS;

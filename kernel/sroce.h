@@ -6,7 +6,9 @@
 #define SROCE_H
 
 #include <linux/atomic.h>
+#include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
@@ -36,6 +38,17 @@ struct sroce_dev {
 	enum ib_port_state	port_state;
 	spinlock_t		port_lock;	/* serialises port_state */
 	atomic_t		nobj[SROCE_OBJ_MAX];
+
+	/*
+	 * Lookup tables, read under RCU on the data path.  Objects are freed
+	 * only after an RCU grace period (see "Lifetime" below).
+	 *   qps: QPN -> struct sroce_kqp (QPN 1 is the GSI QP)
+	 *   mrs: key >> 8 -> struct sroce_mr (the low byte is the key byte)
+	 *   ahs: ah_num -> struct sroce_ah (AHs created from user space)
+	 */
+	struct xarray		qps;
+	struct xarray		mrs;
+	struct xarray		ahs;
 };
 
 struct sroce_ucontext {
@@ -45,6 +58,61 @@ struct sroce_ucontext {
 struct sroce_pd {
 	struct ib_pd		ibpd;
 };
+
+/*
+ * Lifetime and locking rules shared by every file
+ * -----------------------------------------------
+ * - Every call into the protocol core for one QP is made with that QP's
+ *   lock held (spin_lock_bh) and inside rcu_read_lock().
+ * - A struct sroce_mem_ref (from sroce_mem_access) and the memory behind
+ *   it stay valid until that RCU read section ends: deregistration erases
+ *   the key from sdev->mrs, waits for a grace period, then releases pages.
+ * - QPs, AHs and MRs found through the xarrays are used only inside the
+ *   RCU read section that found them.
+ */
+
+/*
+ * Where packets of a QP (RC/UC: from modify_qp's AV) or of a UD AH go.
+ * Filled once from an rdma_ah_attr by sroce_av_from_attr(); net.c routes
+ * on it.
+ */
+struct sroce_av {
+	u8	family;		/* AF_INET or AF_INET6 (from the GID types) */
+	u8	tclass;		/* IPv4 TOS / IPv6 traffic class: DSCP + ECN */
+	u8	hop_limit;	/* IPv4 TTL / IPv6 hop limit */
+	u8	sl;
+	u32	flow_label;
+	u16	sgid_index;
+	u8	dmac[ETH_ALEN];
+	union {
+		__be32		v4;
+		struct in6_addr	v6;
+	} saddr, daddr;
+};
+
+struct sroce_ah {
+	struct ib_ah		ibah;
+	struct sroce_av		av;
+	u32			ah_num;	/* 0 for kernel AHs (not in sdev->ahs) */
+	struct rcu_head		rcu;
+};
+
+/* A memory region: user memory (umem), a DMA MR, or (later) a fast-reg MR. */
+struct sroce_mr {
+	struct ib_mr		ibmr;
+	u32			access;	/* ib_access_flags */
+	u64			iova;
+	u64			length;
+	struct ib_umem		*umem;	/* NULL for a DMA MR */
+	struct page		**pages;	/* umem pages, in iova order */
+	u32			npages;
+	u32			page_offset;	/* iova offset in pages[0] */
+	bool			dma;	/* DMA MR: va is a kernel address */
+	struct rcu_head		rcu;
+};
+
+struct sroce_cq;
+struct sroce_kqp;
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
@@ -67,5 +135,44 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 /* pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/*
+ * mr.c: memory regions and the memory operations of the protocol core.
+ * sroce_mem_access() resolves @key (lkey, or rkey if @remote) in @pd for
+ * @len bytes at @va with @access (ib_access_flags; 0 = local read),
+ * checking validity, key byte, PD, access and bounds.  Call it and use
+ * the result inside rcu_read_lock().  The copy helpers work in any
+ * context (softirq included); @off is relative to the ref's start.
+ */
+int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		     bool remote, u64 va, u32 len, u32 access,
+		     struct sroce_mem_ref *out);
+/* Call @fn on each virtually contiguous (kmapped) chunk of the range. */
+int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
+		       int (*fn)(void *priv, void *kaddr, u32 len),
+		       void *priv);
+int sroce_mem_copy_to(const struct sroce_mem_ref *ref, u32 off,
+		      const void *src, u32 len);
+int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
+			void *dst, u32 len);
+/* 8-byte atomic (ref 8-aligned), atomic against other CPUs and QPs. */
+int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
+		     u64 swap_add, u64 *orig);
+
+/*
+ * cq.c: sroce_cq_add() appends one completion for @qp (any context, may
+ * be called with the QP lock held) and raises the completion event the
+ * CQ is armed for.  On overflow the completion is dropped, the CQ goes to
+ * error (IB_EVENT_CQ_ERR) and -ENOSPC is returned.
+ */
+int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
+		 const struct sroce_cqe *cqe);
+
+/* ah.c / av.c */
+int sroce_av_from_attr(struct sroce_dev *sdev,
+		       const struct rdma_ah_attr *attr, struct sroce_av *av);
+/* Look up a user AH by number for a UD send in @pd (under RCU). */
+struct sroce_ah *sroce_ah_lookup(struct sroce_dev *sdev, struct ib_pd *pd,
+				 u32 ah_num);
 
 #endif /* SROCE_H */
