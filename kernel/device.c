@@ -330,6 +330,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
 	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.modify_device = sroce_modify_device,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,

@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "uapi/sroce-abi.h"
 #include "params.h"
 
 /*
@@ -114,6 +115,37 @@ struct sroce_mr {
 struct sroce_cq;
 struct sroce_kqp;
 
+/*
+ * rings.c: one shared queue (SQ, RQ or CQ) in the layout of
+ * uapi/sroce-abi.h.  Kernel consumers get the same ring, never mapped.
+ * @ctl points into the (possibly user-writable) buffer: read the peer's
+ * index once with READ_ONCE/smp_load_acquire and never trust it.
+ */
+struct sroce_ring {
+	void				*buf;	/* vmalloc_user(), page aligned */
+	size_t				size;	/* mapped bytes */
+	u32				entries;	/* power of two */
+	u32				stride;
+	struct sroce_ring_ctl		*ctl;	/* == buf */
+	struct rdma_user_mmap_entry	*mentry;	/* NULL if not mapped */
+};
+
+int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride);
+/*
+ * Make @r mappable by @uc and describe it for a create response.  After
+ * this, sroce_ring_free() only revokes the offset; the pages go when the
+ * last user mapping does.
+ */
+int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
+		      struct sroce_ring_abi *abi);
+void sroce_ring_free(struct sroce_ring *r);
+
+static inline void *sroce_ring_elem(const struct sroce_ring *r, u32 idx)
+{
+	return r->buf + SROCE_RING_HDR_SIZE +
+	       (size_t)(idx & (r->entries - 1)) * r->stride;
+}
+
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
@@ -130,7 +162,10 @@ void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type);
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
+
+/* rings.c */
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* pd.c */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

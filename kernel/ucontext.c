@@ -38,17 +38,12 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 /*
  * Having this op lets ib_core revoke a live context when the device goes
  * away (rdma link delete, netdev unregister, rmmod) instead of blocking
- * until the process exits, as rxe does.  ib_core destroys every object
- * and zaps every mapping it tracks, so every mmap must be set up through
- * rdma_user_mmap_io(), which registers the vma for that.  Nothing else
- * is left to do here.
+ * until the process exits, as rxe does.  ib_core destroys every object;
+ * ring pages a process still maps stay allocated (remap_vmalloc_range
+ * holds page references, and rings.c frees an exposed buffer only from
+ * sroce_mmap_free) but no longer feed any kernel object.  Nothing else is
+ * left to do here.
  */
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
-}
-
-/* Nothing is mappable until the shared queues exist. */
-int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
-{
-	return -EINVAL;
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared queues: allocation, and exposure to user space through ib_core's
+ * mmap entries.  The ring layout is uapi/sroce-abi.h's.
+ *
+ * A user mapping can outlive the object that owns the ring (the process
+ * keeps it after destroy, or after ib_core disassociated the context), so
+ * an exposed buffer belongs to its mmap entry and is freed by
+ * sroce_mmap_free() once ib_core has dropped the entry's last reference.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry	rdma;
+	void				*buf;
+};
+
+static struct sroce_mmap_entry *
+to_sroce_mentry(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct sroce_mmap_entry, rdma);
+}
+
+int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride)
+{
+	size_t size;
+
+	if (!entries || !is_power_of_2(entries) || !stride)
+		return -EINVAL;
+	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
+	/* Zeroed, page aligned and mappable by remap_vmalloc_range(). */
+	r->buf = vmalloc_user(size);
+	if (!r->buf)
+		return -ENOMEM;
+	r->size = size;
+	r->entries = entries;
+	r->stride = stride;
+	r->ctl = r->buf;
+	r->mentry = NULL;
+	return 0;
+}
+
+int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
+		      struct sroce_ring_abi *abi)
+{
+	struct sroce_mmap_entry *me;
+	int err;
+
+	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	if (!me)
+		return -ENOMEM;
+	me->buf = r->buf;
+	err = rdma_user_mmap_entry_insert(uc, &me->rdma, r->size);
+	if (err) {
+		kfree(me);
+		return err;
+	}
+	r->mentry = &me->rdma;
+	abi->mmap_offset = rdma_user_mmap_get_offset(&me->rdma);
+	abi->mmap_len = r->size;
+	abi->entries = r->entries;
+	abi->stride = r->stride;
+	abi->reserved = 0;
+	return 0;
+}
+
+void sroce_ring_free(struct sroce_ring *r)
+{
+	if (r->mentry) {
+		/* The entry owns the buffer now; see the top of the file. */
+		rdma_user_mmap_entry_remove(r->mentry);
+		r->mentry = NULL;
+	} else {
+		vfree(r->buf);
+	}
+	r->buf = NULL;
+	r->ctl = NULL;
+}
+
+int sroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *e;
+	int err;
+
+	e = rdma_user_mmap_entry_get(uc, vma);
+	if (!e)
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != e->npages << PAGE_SHIFT) {
+		err = -EINVAL;
+	} else {
+		/* Also sets VM_DONTEXPAND | VM_DONTDUMP. */
+		err = remap_vmalloc_range(vma, to_sroce_mentry(e)->buf, 0);
+	}
+	rdma_user_mmap_entry_put(e);
+	return err;
+}
+
+void sroce_mmap_free(struct rdma_user_mmap_entry *e)
+{
+	struct sroce_mmap_entry *me = to_sroce_mentry(e);
+
+	vfree(me->buf);
+	kfree(me);
+}
