@@ -239,9 +239,12 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 				    struct ib_port_immutable *immutable)
 {
-	/* RoCE v1 and v2: ib_core fills the GID table from the netdev. */
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
-				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	/*
+	 * RoCE v2 only: sroce has no RoCE v1 (Ethertype 0x8915) transport,
+	 * so the GID table must not offer v1 entries an application could
+	 * pick.  ib_core fills it from the netdev.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->pkey_tbl_len = SROCE_PORT_PKEY_TBL_LEN;
 	immutable->gid_tbl_len = SROCE_PORT_GID_TBL_LEN;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ib_core fills the GID table from the netdev: the link-local default GID
-# (fe80::EUI-64) and every IPv4 and IPv6 address, each as RoCE v1 and v2;
+# (fe80::EUI-64) and every IPv4 and IPv6 address, each as RoCE v2 only;
 # addresses added or removed later follow.  Only entries 0..15 are read:
 # reading all 1024 takes minutes under emulation.
 . "$SROCE_TOP/tests/vm/device/device-lib.bash"
@@ -19,11 +19,13 @@ expect_gid() {
 lacks_gid() { ! has_gid "$@"; }
 
 eui=$(sd_eui64 "$(<"/sys/class/net/$SROCE_IF/address")")
-for t in "IB/RoCE v1" "RoCE v2"; do
-	expect_gid "fe80::$eui" "$t"
-	expect_gid "$SROCE_ADDR" "$t"
-	expect_gid "$SROCE_ADDR6" "$t"
-done
+expect_gid "fe80::$eui" "RoCE v2"
+expect_gid "$SROCE_ADDR" "RoCE v2"
+expect_gid "$SROCE_ADDR6" "RoCE v2"
+# sroce has no RoCE v1 transport, so no v1 entry may be offered.
+! has_gid sroce0 "fe80::$eui" "IB/RoCE v1" || fail "a RoCE v1 GID is listed"
+[[ $(sroce_gid_index sroce0 "fe80::$eui" "RoCE v2") == 0 ]] ||
+	fail "GID 0 is not the link-local RoCE v2 GID"
 [[ $(<$SD_SYS/sroce0/ports/1/gid_attrs/ndevs/0) == "$SROCE_IF" ]] ||
 	fail "GID 0 is not bound to $SROCE_IF"
 
