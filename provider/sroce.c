@@ -2,8 +2,9 @@
 /*
  * sroce libibverbs provider: device matching and the control verbs.
  *
- * Data-path verbs (CQ, QP, MR, post/poll) are not provided yet; libibverbs
- * answers them with EOPNOTSUPP on its own.
+ * The data path lives in mr.c, cq.c, qp.c, send.c and ah.c.  Verbs left
+ * out of the ops table (SRQ, MW, XRC, flow steering...) are answered with
+ * EOPNOTSUPP by libibverbs itself.
  */
 #include <config.h>
 
@@ -124,10 +125,27 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
+	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device_ex = sroce_query_device,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 };
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * sroce libibverbs provider: private types.
+ * sroce libibverbs provider: private types and the prototypes shared
+ * between the provider's files.
  */
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
@@ -21,12 +25,123 @@ struct sroce_context {
 };
 
 /*
- * The alloc_ucontext reply as it sits in the response buffer: the core
- * uverbs reply first, our udata right behind it.
+ * Response buffers: the core uverbs reply first, our udata right behind
+ * it (uverbs hands the driver the bytes after the core reply).  Each one
+ * is checked for padding by a static_assert next to its user.
  */
 struct sroce_get_context_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct sroce_alloc_ucontext_resp drv;
+};
+
+struct sroce_create_cq_resp_buf {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_create_cq_ex_resp_buf {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_resize_cq_resp_buf {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct sroce_resize_cq_resp drv;
+};
+
+struct sroce_create_qp_resp_buf {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct sroce_create_qp_resp drv;
+};
+
+struct sroce_create_ah_resp_buf {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct sroce_create_ah_resp drv;
+};
+
+/*
+ * One mapped ring (uapi/sroce-abi.h).  @idx is the index this side owns:
+ * prod for an SQ or RQ, cons for a CQ.  The provider keeps the only
+ * authoritative copy and publishes it to @ctl; it never reads its own
+ * index back from the shared page.  @peer caches the kernel's index so
+ * that the common case touches no line the kernel writes.
+ */
+struct sroce_uring {
+	void *buf;
+	size_t len;
+	struct sroce_ring_ctl *ctl;
+	uint32_t entries;	/* a power of two */
+	uint32_t stride;
+	uint32_t idx;
+	uint32_t peer;
+};
+
+/*
+ * Shared-index accessors.  The plain GCC/clang builtins work on the u32
+ * fields of the ABI struct as they are, without _Atomic casts.
+ */
+static inline uint32_t sroce_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t sroce_load_relaxed(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void sroce_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void *sroce_ring_elem(const struct sroce_uring *r, uint32_t i)
+{
+	return (uint8_t *)r->buf + SROCE_RING_HDR_SIZE +
+	       (size_t)(i & (r->entries - 1)) * r->stride;
+}
+
+/* ring.c */
+int sroce_ring_map(struct sroce_uring *r, int cmd_fd,
+		   const struct sroce_ring_abi *abi, size_t min_stride,
+		   bool producer);
+void sroce_ring_unmap(struct sroce_uring *r);
+
+struct sroce_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;	/* the consumer side */
+	struct sroce_uring ring;
+	/* Extended poll: the CQE between start_poll/next_poll and the next. */
+	const struct sroce_cqe_abi *cur;
+	/* resize_cq could not map the kernel's new ring: the CQ is lost. */
+	bool lost;
+};
+
+/* A send or receive queue: the producer side of one ring. */
+struct sroce_wq {
+	pthread_spinlock_t lock;
+	struct sroce_uring ring;
+	uint32_t max_sge;
+	uint32_t max_inline;	/* SQ only */
+};
+
+struct sroce_qp {
+	struct verbs_qp vqp;
+	struct sroce_wq sq;
+	struct sroce_wq rq;	/* ring.buf == NULL: no RQ */
+	/*
+	 * ibv_qp_ex state between wr_start and wr_complete/wr_abort, all
+	 * under sq.lock: the next free slot, the WQE being built (NULL after
+	 * an error) and the first error, which makes wr_complete post nothing.
+	 */
+	uint32_t wr_prod;
+	struct sroce_send_wqe_abi *wr_cur;
+	int wr_err;
+};
+
+struct sroce_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;
 };
 
 static inline struct sroce_context *to_sroce_ctx(struct ibv_context *ibctx)
@@ -38,5 +153,71 @@ static inline struct sroce_device *to_sroce_dev(struct verbs_device *vdev)
 {
 	return container_of(vdev, struct sroce_device, vdev);
 }
+
+static inline struct sroce_cq *to_sroce_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_cq *to_sroce_cq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq_ex);
+}
+
+static inline struct sroce_qp *to_sroce_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_qp *to_sroce_qp_ex(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
+}
+
+static inline struct sroce_ah *to_sroce_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
+/* mr.c */
+struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int sroce_dereg_mr(struct verbs_mr *vmr);
+
+/* cq.c */
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
+int sroce_destroy_cq(struct ibv_cq *ibcq);
+
+/* qp.c */
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int sroce_destroy_qp(struct ibv_qp *ibqp);
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod);
+
+/* send.c */
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+/* Which ibv_qp_ex send builders a QP of @type may have. */
+uint64_t sroce_send_ops_supported(enum ibv_qp_type type);
+void sroce_qp_ex_init(struct sroce_qp *qp, uint64_t send_ops_flags);
+
+/* ah.c */
+struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sroce_destroy_ah(struct ibv_ah *ibah);
 
 #endif /* SROCE_H */

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce libibverbs provider: completion queues.
+ *
+ * The kernel writes CQEs into a ring mapped here and publishes prod with a
+ * store-release; polling reads prod with a load-acquire, copies the CQEs
+ * out and publishes cons with a store-release.  Neither ibv_poll_cq nor
+ * the extended poll API enters the kernel.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+static_assert(offsetof(struct sroce_create_cq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_cq_resp),
+	      "sroce udata must follow the core reply without padding");
+static_assert(offsetof(struct sroce_create_cq_ex_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_ex_create_cq_resp),
+	      "sroce udata must follow the core reply without padding");
+static_assert(offsetof(struct sroce_resize_cq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_resize_cq_resp),
+	      "sroce udata must follow the core reply without padding");
+
+/* The kernel's ib_wc_flags bits as the CQE carries them. */
+enum {
+	SROCE_KWC_GRH		= 1 << 0,
+	SROCE_KWC_WITH_IMM	= 1 << 1,
+	SROCE_KWC_WITH_INV	= 1 << 2,
+};
+
+/* Every field ibv_wc has, except the completion timestamps. */
+#define SROCE_CQ_WC_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
+				 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
+				 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
+				 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+/*
+ * libibverbs numbers WITH_INV 1 << 3 (1 << 2 is IP_CSUM_OK there), so the
+ * kernel's bits are translated rather than passed through.
+ */
+static unsigned int sroce_wc_flags(uint8_t kflags)
+{
+	unsigned int flags = 0;
+
+	if (kflags & SROCE_KWC_GRH)
+		flags |= IBV_WC_GRH;
+	if (kflags & SROCE_KWC_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (kflags & SROCE_KWC_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
+	return flags;
+}
+
+static void sroce_cqe_to_wc(const struct sroce_cqe_abi *cqe,
+			    struct ibv_wc *wc)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	/* Network-order imm_data or host-order rkey: both go as they are. */
+	wc->imm_data = cqe->ex;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = sroce_wc_flags(cqe->wc_flags);
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+/*
+ * A CQ the kernel overflowed has lost a completion and is in error (the
+ * kernel also raises IBV_EVENT_CQ_ERR); polling it fails from then on
+ * rather than hand out a stream with a hole in it.
+ */
+static bool sroce_cq_broken(struct sroce_cq *cq)
+{
+	return cq->lost ||
+	       (sroce_load_relaxed(&cq->ring.ctl->prod_flags) &
+		SROCE_CQ_OVERFLOW);
+}
+
+/* The oldest unread CQE, or NULL; refreshes the cached prod when needed. */
+static const struct sroce_cqe_abi *sroce_cq_peek(struct sroce_cq *cq)
+{
+	struct sroce_uring *r = &cq->ring;
+
+	if (r->idx == r->peer) {
+		r->peer = sroce_load_acquire(&r->ctl->prod);
+		if (r->idx == r->peer)
+			return NULL;
+	}
+	return sroce_ring_elem(r, r->idx);
+}
+
+/* Hand the slot of the CQE just read back to the kernel. */
+static void sroce_cq_consume(struct sroce_cq *cq)
+{
+	cq->ring.idx++;
+	sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
+}
+
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	const struct sroce_cqe_abi *cqe;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (sroce_cq_broken(cq)) {
+		n = cq->lost ? -EIO : -EOVERFLOW;
+		goto out;
+	}
+	while (n < ne && (cqe = sroce_cq_peek(cq))) {
+		sroce_cqe_to_wc(cqe, &wc[n]);
+		cq->ring.idx++;
+		n++;
+	}
+	/* One release store for the whole batch. */
+	if (n)
+		sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+/* Extended poll API: the lock is held from a successful start to end. */
+static void sroce_cq_set_cur(struct sroce_cq *cq,
+			     const struct sroce_cqe_abi *cqe)
+{
+	cq->cur = cqe;
+	cq->vcq.cq_ex.wr_id = cqe->wr_id;
+	cq->vcq.cq_ex.status = cqe->status;
+}
+
+static int sroce_start_poll(struct ibv_cq_ex *ibcq,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct sroce_cq *cq = to_sroce_cq_ex(ibcq);
+	const struct sroce_cqe_abi *cqe;
+
+	if (attr->comp_mask)
+		return EINVAL;
+
+	pthread_spin_lock(&cq->lock);
+	if (sroce_cq_broken(cq)) {
+		pthread_spin_unlock(&cq->lock);
+		return cq->lost ? EIO : EOVERFLOW;
+	}
+	cqe = sroce_cq_peek(cq);
+	if (!cqe) {
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	sroce_cq_set_cur(cq, cqe);
+	return 0;
+}
+
+static int sroce_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct sroce_cq *cq = to_sroce_cq_ex(ibcq);
+	const struct sroce_cqe_abi *cqe;
+
+	if (cq->cur) {
+		cq->cur = NULL;
+		sroce_cq_consume(cq);
+	}
+	if (sroce_cq_broken(cq))
+		return cq->lost ? EIO : EOVERFLOW;
+	cqe = sroce_cq_peek(cq);
+	if (!cqe)
+		return ENOENT;
+	sroce_cq_set_cur(cq, cqe);
+	return 0;
+}
+
+static void sroce_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct sroce_cq *cq = to_sroce_cq_ex(ibcq);
+
+	if (cq->cur) {
+		cq->cur = NULL;
+		sroce_cq_consume(cq);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode sroce_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->opcode;
+}
+
+static uint32_t sroce_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->vendor_err;
+}
+
+static uint32_t sroce_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->byte_len;
+}
+
+static __be32 sroce_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return (__be32)to_sroce_cq_ex(ibcq)->cur->ex;
+}
+
+static uint32_t sroce_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->qp_num;
+}
+
+static uint32_t sroce_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->src_qp;
+}
+
+static unsigned int sroce_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return sroce_wc_flags(to_sroce_cq_ex(ibcq)->cur->wc_flags);
+}
+
+static uint32_t sroce_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->slid;
+}
+
+static uint8_t sroce_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->sl;
+}
+
+static uint8_t sroce_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->dlid_path_bits;
+}
+
+static void sroce_cq_ex_init(struct sroce_cq *cq)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+
+	cqx->start_poll = sroce_start_poll;
+	cqx->next_poll = sroce_next_poll;
+	cqx->end_poll = sroce_end_poll;
+	cqx->read_opcode = sroce_read_opcode;
+	cqx->read_vendor_err = sroce_read_vendor_err;
+	cqx->read_wc_flags = sroce_read_wc_flags;
+	cqx->read_byte_len = sroce_read_byte_len;
+	cqx->read_imm_data = sroce_read_imm_data;
+	cqx->read_qp_num = sroce_read_qp_num;
+	cqx->read_src_qp = sroce_read_src_qp;
+	cqx->read_slid = sroce_read_slid;
+	cqx->read_sl = sroce_read_sl;
+	cqx->read_dlid_path_bits = sroce_read_dlid_path_bits;
+}
+
+/* Map the ring the create response describes; destroys the CQ on error. */
+static int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
+			const struct sroce_ring_abi *abi)
+{
+	int ret;
+
+	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, abi,
+			     sizeof(struct sroce_cqe_abi), false);
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		return ret;
+	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct sroce_create_cq_resp_buf resp = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				NULL, 0, &resp.ibv_resp, sizeof(resp));
+	if (!ret)
+		ret = sroce_cq_map(cq, ibctx, &resp.drv.cq);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return &cq->vcq.cq;
+}
+
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct sroce_create_cq_ex_resp_buf resp = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	/*
+	 * No completion timestamps (nor any vendor field), no parent domain.
+	 * A single-threaded CQ keeps its lock: uncontended it costs little.
+	 */
+	if ((attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, NULL, 0,
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (!ret)
+		ret = sroce_cq_map(cq, ibctx, &resp.drv.cq);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	sroce_cq_ex_init(cq);
+	return &cq->vcq.cq_ex;
+}
+
+/* Arming is the ordinary uverbs command: the kernel owns the events. */
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/*
+ * The kernel builds a new ring, moves the CQEs not yet consumed (as our
+ * cons in the old ring says; the lock keeps it still) into it and starts
+ * the new ring's indices where those entries are; we adopt its indices
+ * and drop the old mapping.
+ */
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_resize_cq_resp_buf resp = {};
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_uring old;
+	struct ibv_resize_cq cmd;
+	int ret;
+
+	pthread_spin_lock(&cq->lock);
+	if (cq->lost) {
+		ret = EIO;
+		goto out;
+	}
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out;
+
+	old = cq->ring;
+	ret = sroce_ring_map(&cq->ring, ibcq->context->cmd_fd, &resp.drv.cq,
+			     sizeof(struct sroce_cqe_abi), false);
+	if (ret) {
+		/* The kernel writes only to the new ring now. */
+		cq->ring = old;
+		cq->lost = true;
+		goto out;
+	}
+	sroce_ring_unmap(&old);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+int sroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	sroce_ring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}

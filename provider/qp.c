@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce libibverbs provider: queue pairs and the receive path.
+ *
+ * A QP's SQ and RQ are rings mapped from the kernel.  post_recv writes
+ * receive WQEs into the RQ and publishes prod; the kernel's responder
+ * reads the RQ when a message arrives, so posting a receive never enters
+ * the kernel.  The send path is in send.c.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_qp_resp),
+	      "sroce udata must follow the core reply without padding");
+/* ibv_sge and the ring's SGE are the same 16 bytes: copied as they are. */
+static_assert(sizeof(struct ibv_sge) == sizeof(struct sroce_sge_abi) &&
+	      offsetof(struct ibv_sge, addr) ==
+	      offsetof(struct sroce_sge_abi, addr) &&
+	      offsetof(struct ibv_sge, length) ==
+	      offsetof(struct sroce_sge_abi, length) &&
+	      offsetof(struct ibv_sge, lkey) ==
+	      offsetof(struct sroce_sge_abi, lkey),
+	      "struct ibv_sge and struct sroce_sge_abi differ");
+
+static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static int sroce_qp_map(struct sroce_qp *qp, int cmd_fd,
+			const struct sroce_create_qp_resp *drv,
+			const struct ibv_qp_cap *cap)
+{
+	const size_t send_hdr = sizeof(struct sroce_send_wqe_abi);
+	const size_t recv_hdr = sizeof(struct sroce_recv_wqe_abi);
+	const size_t sge = sizeof(struct sroce_sge_abi);
+	int ret;
+
+	ret = sroce_ring_map(&qp->sq.ring, cmd_fd, &drv->sq, send_hdr, true);
+	if (ret)
+		return ret;
+	/* Never trust a cap the ring's stride could not hold. */
+	qp->sq.max_sge = sroce_min_u32(cap->max_send_sge,
+				       (qp->sq.ring.stride - send_hdr) / sge);
+	qp->sq.max_inline = sroce_min_u32(drv->max_inline_data,
+					  qp->sq.ring.stride - send_hdr);
+
+	if (drv->rq.entries) {
+		ret = sroce_ring_map(&qp->rq.ring, cmd_fd, &drv->rq, recv_hdr,
+				     true);
+		if (ret) {
+			sroce_ring_unmap(&qp->sq.ring);
+			return ret;
+		}
+		qp->rq.max_sge = sroce_min_u32(cap->max_recv_sge,
+					       (qp->rq.ring.stride - recv_hdr) /
+					       sge);
+	}
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
+{
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	/* SRQs are not implemented (ibv_create_srq fails), so none is ours. */
+	if (attr->srq)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~sroce_send_ops_supported(attr->qp_type)))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = sroce_check_qp_attr(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = sroce_qp_map(qp, ibctx->cmd_fd, &resp.drv, &attr->cap);
+	if (ret)
+		goto err_destroy;
+
+	/* What the rings can really take is what the caller gets told. */
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+
+	/* Set after the command: it resets vqp.comp_mask. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sroce_qp_ex_init(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = sroce_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
+}
+
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr,
+			       &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	/* Report the limits post_send and post_recv enforce. */
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	init_attr->cap = attr->cap;
+	return 0;
+}
+
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	sroce_ring_unmap(&qp->rq.ring);
+	sroce_ring_unmap(&qp->sq.ring);
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+	return 0;
+}
+
+/*
+ * True if @wq has no free slot.  The kernel's cons is re-read (acquire:
+ * its copy of the old WQE happened before) only when the cached value
+ * says full, so the common case reads no line the kernel writes.
+ */
+bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod)
+{
+	struct sroce_uring *r = &wq->ring;
+
+	if (prod - r->peer < r->entries)
+		return false;
+	r->peer = sroce_load_acquire(&r->ctl->cons);
+	return prod - r->peer >= r->entries;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sroce_qp(ibqp)->rq;
+	struct sroce_recv_wqe_abi *wqe;
+	uint32_t prod;
+	int ret = 0;
+
+	if (!rq->ring.buf) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&rq->lock);
+	prod = rq->ring.idx;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (sroce_wq_full(rq, prod)) {
+			ret = ENOMEM;
+			break;
+		}
+		wqe = sroce_ring_elem(&rq->ring, prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->reserved = 0;
+		memcpy(wqe + 1, wr->sg_list,
+		       wr->num_sge * sizeof(struct sroce_sge_abi));
+		prod++;
+	}
+	if (prod != rq->ring.idx) {
+		rq->ring.idx = prod;
+		/* The WQEs above become visible no later than prod. */
+		sroce_store_release(&rq->ring.ctl->prod, prod);
+	}
+	pthread_spin_unlock(&rq->lock);
+
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
