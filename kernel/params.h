@@ -83,6 +83,13 @@
  */
 #define SROCE_ROCEV2_MAX_OVERHEAD	(40 + 8 + 12 + 28 + 4)
 
+/*
+ * qp.c: the largest SQ or RQ ring element: a send WQE header (56 bytes)
+ * plus 16 SGEs or 256 inline bytes, or a receive WQE header (16) plus 16
+ * SGEs, rounded up to a power of two.
+ */
+#define SROCE_MAX_WQE_STRIDE		512
+
 static_assert(SROCE_MAX_INLINE_DATA <= SROCE_MAX_INLINE);
 static_assert(SROCE_MAX_QP_RD_ATOM <= SROCE_MAX_RD_ATOMIC);
 static_assert(SROCE_MAX_QP_INIT_RD_ATOM <= SROCE_MAX_RD_ATOMIC);
