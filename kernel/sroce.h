@@ -6,11 +6,8 @@
 #define SROCE_H
 
 #include <linux/atomic.h>
-#include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
-#include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -33,6 +30,30 @@ enum sroce_obj_type {
 	SROCE_OBJ_MAX
 };
 
+/*
+ * counters.c: device-wide counters, shown by "rdma statistic show link".
+ * The per-QP transport counters (struct sroce_qp_stats) are summed over
+ * the live QPs when read; sroce_counters_retire_qp() folds a destroyed
+ * QP's into @retired.  Documentation/net.rst lists every counter.
+ */
+enum sroce_ctr {
+	SROCE_CTR_TX_PACKETS,
+	SROCE_CTR_TX_BYTES,	/* RoCE bytes: BTH through ICRC */
+	SROCE_CTR_RX_PACKETS,	/* accepted by a QP */
+	SROCE_CTR_RX_BYTES,
+	SROCE_CTR_TX_NO_ROUTE,	/* no route or neighbour: dropped */
+	SROCE_CTR_TX_DROPPED,	/* the IP stack or qdisc dropped it */
+	SROCE_CTR_TX_NO_MEM,	/* no skb: refused, the core retries */
+	SROCE_CTR_MAX
+};
+
+struct sroce_counters {
+	atomic64_t		ctr[SROCE_CTR_MAX];
+	atomic64_t		drop[SROCE_DROP_MAX];
+	spinlock_t		retired_lock;	/* serialises @retired */
+	struct sroce_qp_stats	retired;
+};
+
 struct sroce_dev {
 	struct ib_device	ibdev;
 	/* Held from newlink to dealloc_driver; never changes. */
@@ -42,6 +63,8 @@ struct sroce_dev {
 	enum ib_port_state	port_state;
 	spinlock_t		port_lock;	/* serialises port_state */
 	atomic_t		nobj[SROCE_OBJ_MAX];
+	/* counters.c; zeroed by ib_alloc_device, lock set up by newlink. */
+	struct sroce_counters	ctrs;
 
 	/*
 	 * Lookup tables, read under RCU on the data path.  Objects are freed
@@ -214,70 +237,59 @@ struct sroce_ah *sroce_ah_lookup(struct sroce_dev *sdev, struct ib_pd *pd,
 				 u32 ah_num);
 
 /*
- * qp.c: a verbs QP around the protocol core.  @lock serialises every call
- * into @core (spin_lock_bh, inside rcu_read_lock()); the fields below it
- * are the glue's own and are protected by the same lock unless noted.
- * Documentation/datapath.rst describes the scheduling.
+ * net.c: RoCEv2 over UDP port 4791 (Documentation/net.rst).
+ *
+ * A received packet, as handed to sroce_qp_deliver() and back to
+ * sroce_net_copy_payload() through the core's copy_in op.  Valid only
+ * during the sroce_qp_deliver() call (the skb is freed after it).
  */
-struct sroce_rx;
-
-struct sroce_kqp {
-	struct ib_qp		ibqp;
-	spinlock_t		lock;
-	struct sroce_qp		core;	/* NET reads core.stats unlocked */
-	struct sroce_dev	*sdev;
-	struct sroce_ring	sq;
-	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
-	/* Our own indices: ring contents are never trusted. */
-	u32			sq_cons;
-	u32			rq_cons;
-	u32			sq_prod;	/* kernel QPs only */
-	u32			rq_prod;	/* kernel QPs only */
-	u32			sq_flags;	/* last cons_flags written */
-	u32			max_send_sge;
-	u32			max_recv_sge;
-	u32			max_inline;
-	bool			user;
-	bool			dying;		/* destroy started: no more core calls */
-	bool			sq_asked;	/* next_send found the SQ empty */
-	bool			broken;		/* a ring index was impossible */
-	struct sroce_swqe	*swqe;		/* the core's SQ storage */
-	struct sroce_rd_res	*res;		/* RC responder resources */
-	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
-	u16			src_port;	/* UDP source port, RC/UC */
-	u64			timer_ns;	/* armed expiry, U64_MAX if none */
-	u64			retry_ns;	/* emit refused: kick again then */
-	struct hrtimer		timer;
-	struct work_struct	work;
-	/* One WQE copied out of a ring, before any field is read. */
-	u64			wqe_copy[SROCE_MAX_WQE_STRIDE / sizeof(u64)];
+struct sroce_rx {
+	struct sk_buff	*skb;
+	u32		payload_off;	/* IB payload's offset from skb->data */
+	u8		family;		/* AF_INET or AF_INET6 */
+	/* GRH image: IPv6 header, or 20 zero bytes then the IPv4 header. */
+	u8		grh[SROCE_GRH_LEN];
 };
 
-static inline struct sroce_kqp *to_kqp(struct ib_qp *ibqp)
+/* The UDP tunnel sockets, shared by all devices; main.c refcounts them. */
+int sroce_net_sock_get(void);
+void sroce_net_sock_put(void);
+/*
+ * Copy @len bytes from @payload_off into the packet's IB payload (or, for
+ * @payload_off >= SROCE_COPY_GRH, from its GRH image) to @dst at @dst_off.
+ * Returns 0 or -EFAULT (out of the packet's bounds).
+ */
+int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
+			   const struct sroce_mem_ref *dst, u32 dst_off,
+			   u32 len);
+/*
+ * Send @pkt to @av from UDP source port @src_port.  Any context (softirq
+ * included).  Returns 0 when sent, or dropped and counted (the core's
+ * timers recover); -ENOBUFS when refused with nothing sent (retry later).
+ */
+int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_av *av,
+		   u16 src_port, const struct sroce_tx_pkt *pkt);
+/* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
+u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
+
+/* counters.c */
+extern const struct ib_device_ops sroce_counters_ops;
+void sroce_counters_init(struct sroce_dev *sdev);
+void sroce_counters_retire_qp(struct sroce_dev *sdev,
+			      const struct sroce_qp_stats *s);
+
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_ctr c,
+			       u64 n)
 {
-	return container_of(ibqp, struct sroce_kqp, ibqp);
+	atomic64_add(n, &sdev->ctrs.ctr[c]);
 }
 
-int sroce_qp_module_init(void);
-void sroce_qp_module_exit(void);
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-		    int mask, struct ib_udata *udata);
-int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-/*
- * RX entry (net.c, inside rcu_read_lock()): hand @pkt, already ICRC-checked
- * and parsed, to the QP its BTH DestQP names.  Returns why it was dropped,
- * or SROCE_DROP_NONE.
- */
-enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
-				 const struct sroce_pkt *pkt,
-				 struct sroce_rx *rx);
+/* Count a dropped received packet; SROCE_DROP_NONE counts nothing. */
+static inline void sroce_count_drop(struct sroce_dev *sdev,
+				    enum sroce_drop why)
+{
+	if (why != SROCE_DROP_NONE && (unsigned int)why < SROCE_DROP_MAX)
+		atomic64_inc(&sdev->ctrs.drop[why]);
+}
 
 #endif /* SROCE_H */
