@@ -6,8 +6,11 @@
 #define SROCE_H
 
 #include <linux/atomic.h>
+#include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -235,6 +238,73 @@ int sroce_av_from_attr(struct sroce_dev *sdev,
 /* Look up a user AH by number for a UD send in @pd (under RCU). */
 struct sroce_ah *sroce_ah_lookup(struct sroce_dev *sdev, struct ib_pd *pd,
 				 u32 ah_num);
+
+/*
+ * qp.c: a verbs QP around the protocol core.  @lock serialises every call
+ * into @core (spin_lock_bh, inside rcu_read_lock()); the fields below it
+ * are the glue's own and are protected by the same lock unless noted.
+ * Documentation/datapath.rst describes the scheduling.
+ */
+struct sroce_rx;
+
+struct sroce_kqp {
+	struct ib_qp		ibqp;
+	spinlock_t		lock;
+	struct sroce_qp		core;	/* NET reads core.stats unlocked */
+	struct sroce_dev	*sdev;
+	struct sroce_ring	sq;
+	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
+	/* Our own indices: ring contents are never trusted. */
+	u32			sq_cons;
+	u32			rq_cons;
+	u32			sq_prod;	/* kernel QPs only */
+	u32			rq_prod;	/* kernel QPs only */
+	u32			sq_flags;	/* last cons_flags written */
+	u32			max_send_sge;
+	u32			max_recv_sge;
+	u32			max_inline;
+	bool			user;
+	bool			dying;		/* destroy started: no more core calls */
+	bool			sq_asked;	/* next_send found the SQ empty */
+	bool			broken;		/* a ring index was impossible */
+	struct sroce_swqe	*swqe;		/* the core's SQ storage */
+	struct sroce_rd_res	*res;		/* RC responder resources */
+	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
+	u16			src_port;	/* UDP source port, RC/UC */
+	u64			timer_ns;	/* armed expiry, U64_MAX if none */
+	u64			retry_ns;	/* emit refused: kick again then */
+	struct hrtimer		timer;
+	struct work_struct	work;
+	/* One WQE copied out of a ring, before any field is read. */
+	u64			wqe_copy[SROCE_MAX_WQE_STRIDE / sizeof(u64)];
+};
+
+static inline struct sroce_kqp *to_kqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_kqp, ibqp);
+}
+
+int sroce_qp_module_init(void);
+void sroce_qp_module_exit(void);
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int mask, struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+/*
+ * RX entry (net.c, inside rcu_read_lock()): hand @pkt, already ICRC-checked
+ * and parsed, to the QP its BTH DestQP names.  Returns why it was dropped,
+ * or SROCE_DROP_NONE.
+ */
+enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
+				 const struct sroce_pkt *pkt,
+				 struct sroce_rx *rx);
 
 /*
  * net.c: RoCEv2 over UDP port 4791 (Documentation/net.rst).
