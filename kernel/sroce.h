@@ -79,6 +79,12 @@ struct sroce_dev {
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
+
+	/* mr.c: next MR index to try, and the key byte generation. */
+	u32			mr_next;
+	atomic_t		mr_gen;
+	/* ah.c: next ah_num to try. */
+	u32			ah_next;
 };
 
 struct sroce_ucontext {
@@ -130,6 +136,7 @@ struct sroce_ah {
 /* A memory region: user memory (umem), a DMA MR, or (later) a fast-reg MR. */
 struct sroce_mr {
 	struct ib_mr		ibmr;
+	struct ib_pd		*pd;	/* ours: set before the key is published */
 	u32			access;	/* ib_access_flags */
 	u64			iova;
 	u64			length;
@@ -208,6 +215,7 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
  * the result inside rcu_read_lock().  The copy helpers work in any
  * context (softirq included); @off is relative to the ref's start.
  */
+extern const struct ib_device_ops sroce_mr_ops;
 int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		     bool remote, u64 va, u32 len, u32 access,
 		     struct sroce_mem_ref *out);

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions, and the memory operations the protocol core performs
+ * through them: key lookup and checks, copies and 8-byte atomics.
+ *
+ * A key is (index in sdev->mrs << 8) | key byte; lkey == rkey.  The index
+ * is allocated cyclically and the key byte advances on every registration,
+ * so a key kept past its deregistration does not name the next MR.
+ *
+ * The device uses virtual DMA (no dma_device): a DMA MR's addresses are
+ * kernel virtual addresses, and a user MR is the array of its pinned pages.
+ * Everything here except registration runs in any context, softirq
+ * included, under the caller's rcu_read_lock() (see sroce.h, Lifetime).
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+/* 24 bits of index above the key byte; 0 is never handed out. */
+#define SROCE_MR_INDEX_LIMIT	XA_LIMIT(1, (1u << 24) - 1)
+
+/* The access bits sroce enforces; others are accepted and ignored. */
+#define SROCE_MR_ACCESS_MASK	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+#define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+static_assert((int)SROCE_ACCESS_LOCAL_WRITE == (int)IB_ACCESS_LOCAL_WRITE);
+static_assert((int)SROCE_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE);
+static_assert((int)SROCE_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ);
+static_assert((int)SROCE_ACCESS_REMOTE_ATOMIC == (int)IB_ACCESS_REMOTE_ATOMIC);
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+static int sroce_mr_check_access(struct ib_device *ibdev, int access)
+{
+	/* Also refuses remote write/atomic without local write (verbs). */
+	int err = ib_check_mr_access(ibdev, access);
+
+	if (err)
+		return err;
+	/* No on-demand paging: pages are pinned at registration. */
+	if (access & IB_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Give @mr its key and make it visible to sroce_mem_access().  The slot
+ * is reserved first and the MR stored once its keys are final, so a
+ * lookup never sees a half-built MR.
+ */
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 idx;
+	int err;
+	u8 key;
+
+	err = xa_alloc_cyclic_bh(&sdev->mrs, &idx, NULL, SROCE_MR_INDEX_LIMIT,
+				 &sdev->mr_next, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	key = (u8)atomic_inc_return(&sdev->mr_gen);
+	mr->ibmr.lkey = idx << 8 | key;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	/* The slot exists, so this cannot need memory. */
+	err = xa_err(xa_store_bh(&sdev->mrs, idx, mr, GFP_KERNEL));
+	if (err)
+		xa_erase_bh(&sdev->mrs, idx);
+	return err;
+}
+
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr);
+}
+
+/* The pinned pages of @umem in address order, one per PAGE_SIZE. */
+static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+{
+	struct sg_page_iter it;
+	size_t npages;
+	u32 n = 0;
+
+	npages = ib_umem_num_pages(umem);
+	/* SROCE_MAX_MR_SIZE keeps this far below U32_MAX. */
+	if (npages > U32_MAX || npages > INT_MAX / sizeof(*mr->pages))
+		return -ENOMEM;
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (n == npages)
+			break;
+		mr->pages[n++] = sg_page_iter_page(&it);
+	}
+	if (n != npages)
+		return -EFAULT;
+	mr->npages = n;
+	mr->page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
+				       u64 length, u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_access(pd->device, access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SROCE_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
+	/* iova + length - 1 must not wrap: remote addresses are iovas. */
+	if (iova > U64_MAX - (length - 1))
+		return ERR_PTR(-EINVAL);
+
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_obj;
+	}
+
+	umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free;
+	}
+	mr->umem = umem;
+	err = sroce_mr_fill_pages(mr, umem);
+	if (err)
+		goto err_free;
+
+	mr->pd = pd;
+	mr->access = access & SROCE_MR_ACCESS_MASK;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = sroce_mr_publish(sdev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	sroce_mr_free(mr);
+err_obj:
+	sroce_obj_del(sdev, SROCE_OBJ_MR);
+	return ERR_PTR(err);
+}
+
+/*
+ * A DMA MR covers all of kernel memory with the access it was created
+ * with; ib_alloc_pd() asks for one (we do not offer a local_dma_lkey).
+ */
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_access(pd->device, access);
+	if (err)
+		return ERR_PTR(err);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_obj;
+	}
+	mr->pd = pd;
+	mr->access = access & SROCE_MR_ACCESS_MASK;
+	mr->dma = true;
+	mr->length = U64_MAX;
+	err = sroce_mr_publish(sdev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr);
+err_obj:
+	sroce_obj_del(sdev, SROCE_OBJ_MR);
+	return ERR_PTR(err);
+}
+
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase_bh(&sdev->mrs, ibmr->lkey >> 8);
+	/* No data-path user can still hold a ref to this MR's memory. */
+	synchronize_rcu();
+	sroce_mr_free(mr);
+	sroce_obj_del(sdev, SROCE_OBJ_MR);
+	return 0;
+}
+
+/* A DMA MR address must be mapped kernel memory (direct map or vmalloc). */
+static bool sroce_kva_ok(unsigned long kva)
+{
+	if (is_vmalloc_addr((void *)kva))
+		return vmalloc_to_page((void *)kva);
+	return virt_addr_valid(kva);
+}
+
+int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		     bool remote, u64 va, u32 len, u32 access,
+		     struct sroce_mem_ref *out)
+{
+	struct sroce_mr *mr;
+	u64 off;
+
+	/* Verbs: a zero-length access checks neither key nor address. */
+	if (!len) {
+		*out = (struct sroce_mem_ref){ .va = va };
+		return 0;
+	}
+
+	mr = xa_load(&sdev->mrs, key >> 8);
+	if (!mr || mr->ibmr.lkey != key || mr->pd != pd)
+		return -EINVAL;
+	/* An rkey is usable only for the remote rights it was given. */
+	if (remote && !(access & SROCE_MR_REMOTE_MASK))
+		return -EACCES;
+	if ((mr->access & access) != access)
+		return -EACCES;
+
+	if (mr->dma) {
+		if (va > U64_MAX - (len - 1) || !sroce_kva_ok(va) ||
+		    !sroce_kva_ok(va + len - 1))
+			return -EFAULT;
+	} else {
+		if (va < mr->iova)
+			return -EFAULT;
+		off = va - mr->iova;
+		if (off > mr->length || len > mr->length - off)
+			return -EFAULT;
+	}
+
+	out->mr = mr;
+	out->va = va;
+	out->len = len;
+	out->priv = 0;
+	return 0;
+}
+
+int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
+		       int (*fn)(void *priv, void *kaddr, u32 len),
+		       void *priv)
+{
+	const struct sroce_mr *mr = ref->mr;
+	u64 pos, idx;
+	u32 in, chunk;
+	void *kaddr;
+	int err;
+
+	if (off > ref->len || len > ref->len - off)
+		return -EINVAL;
+	if (!len)
+		return 0;
+
+	if (mr->dma) {
+		/* Kernel addresses are mapped already; walk page by page. */
+		pos = ref->va + off;
+		while (len) {
+			chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(pos));
+			if (!sroce_kva_ok(pos))
+				return -EFAULT;
+			err = fn(priv, (void *)(uintptr_t)pos, chunk);
+			if (err)
+				return err;
+			pos += chunk;
+			len -= chunk;
+		}
+		return 0;
+	}
+
+	pos = mr->page_offset + (ref->va - mr->iova) + off;
+	idx = pos >> PAGE_SHIFT;
+	in = offset_in_page(pos);
+	while (len) {
+		if (WARN_ON_ONCE(idx >= mr->npages))
+			return -EFAULT;
+		chunk = min_t(u32, len, PAGE_SIZE - in);
+		kaddr = kmap_local_page(mr->pages[idx]);
+		err = fn(priv, kaddr + in, chunk);
+		kunmap_local(kaddr);
+		if (err)
+			return err;
+		len -= chunk;
+		in = 0;
+		idx++;
+	}
+	return 0;
+}
+
+static int sroce_copy_to_chunk(void *priv, void *kaddr, u32 len)
+{
+	const u8 **src = priv;
+
+	memcpy(kaddr, *src, len);
+	*src += len;
+	return 0;
+}
+
+static int sroce_copy_from_chunk(void *priv, void *kaddr, u32 len)
+{
+	u8 **dst = priv;
+
+	memcpy(*dst, kaddr, len);
+	*dst += len;
+	return 0;
+}
+
+int sroce_mem_copy_to(const struct sroce_mem_ref *ref, u32 off,
+		      const void *src, u32 len)
+{
+	const u8 *p = src;
+
+	return sroce_mem_for_each(ref, off, len, sroce_copy_to_chunk, &p);
+}
+
+int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
+			void *dst, u32 len)
+{
+	u8 *p = dst;
+
+	return sroce_mem_for_each(ref, off, len, sroce_copy_from_chunk, &p);
+}
+
+/*
+ * The atomic works on the memory word itself, so it is atomic against
+ * every CPU, QP and local access, with no lock of ours.  An 8-aligned
+ * word never crosses a page.
+ */
+int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
+		     u64 swap_add, u64 *orig)
+{
+	const struct sroce_mr *mr = ref->mr;
+	atomic64_t *word;
+	void *kaddr;
+	u64 pos;
+
+	if (ref->len < sizeof(u64) || !IS_ALIGNED(ref->va, sizeof(u64)))
+		return -EINVAL;
+	if (op != SROCE_OP_CMP_SWAP && op != SROCE_OP_FETCH_ADD)
+		return -EINVAL;
+
+	if (mr->dma) {
+		if (!sroce_kva_ok(ref->va))
+			return -EFAULT;
+		kaddr = NULL;
+		word = (atomic64_t *)(uintptr_t)ref->va;
+	} else {
+		pos = mr->page_offset + (ref->va - mr->iova);
+		if (WARN_ON_ONCE((pos >> PAGE_SHIFT) >= mr->npages))
+			return -EFAULT;
+		kaddr = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+		word = kaddr + offset_in_page(pos);
+	}
+
+	if (op == SROCE_OP_CMP_SWAP)
+		*orig = atomic64_cmpxchg(word, cmp, swap_add);
+	else
+		*orig = atomic64_fetch_add(swap_add, word);
+
+	if (kaddr)
+		kunmap_local(kaddr);
+	return 0;
+}
+
+const struct ib_device_ops sroce_mr_ops = {
+	.dereg_mr = sroce_dereg_mr,
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+};
