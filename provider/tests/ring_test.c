@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Host test of the provider's data path without a kernel: the provider's
+ * cq.c, qp.c, send.c, ah.c and ring.c are linked against the stand-ins
+ * for the ibv_cmd_* helpers below, which play the kernel: rings live in a
+ * memfd that stands for the verbs cmd_fd, so the provider maps them
+ * exactly as it maps the kernel's, and this file reads and writes the
+ * other side of each ring.  The doorbell stand-in counts doorbells.
+ *
+ * Output ends with "provider-unit: N passed, M failed".
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sroce.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
+	}								\
+} while (0)
+
+/* ---- the fake kernel ---------------------------------------------- */
+
+static int memfd;
+static off_t memfd_len;
+static unsigned int doorbells;
+static int doorbell_err;
+static struct ibv_context fake_ctx;
+
+struct kring {
+	uint8_t *buf;
+	struct sroce_ring_ctl *ctl;
+	struct sroce_ring_abi abi;
+};
+
+static int kring_alloc(struct kring *k, uint32_t entries, uint32_t stride)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = SROCE_RING_HDR_SIZE + (size_t)entries * stride;
+
+	len = (len + page - 1) / page * page;
+	if (ftruncate(memfd, memfd_len + len))
+		return errno;
+	k->buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
+		      memfd_len);
+	if (k->buf == MAP_FAILED)
+		return errno;
+	k->ctl = (void *)k->buf;
+	k->abi = (struct sroce_ring_abi){
+		.mmap_offset = memfd_len, .mmap_len = len,
+		.entries = entries, .stride = stride,
+	};
+	memfd_len += len;
+	return 0;
+}
+
+static void *kring_elem(struct kring *k, uint32_t i)
+{
+	return k->buf + SROCE_RING_HDR_SIZE +
+	       (size_t)(i & (k->abi.entries - 1)) * k->abi.stride;
+}
+
+/* What the next create/resize returns. */
+static struct kring kcq, ksq, krq;
+static uint32_t next_cq_entries = 4;
+static uint32_t next_sq_entries = 4, next_rq_entries = 4;
+static uint32_t next_max_inline = 64;
+
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size)
+{
+	struct sroce_create_cq_resp_buf *r = (void *)resp;
+	int ret;
+
+	ret = kring_alloc(&kcq, next_cq_entries, sizeof(struct sroce_cqe_abi));
+	if (ret)
+		return ret;
+	r->drv.cq = kcq.abi;
+	cq->context = context;
+	cq->cqe = next_cq_entries;
+	return 0;
+}
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags)
+{
+	struct sroce_create_cq_ex_resp_buf *r = (void *)resp;
+	int ret;
+
+	ret = kring_alloc(&kcq, next_cq_entries, sizeof(struct sroce_cqe_abi));
+	if (ret)
+		return ret;
+	r->drv.cq = kcq.abi;
+	cq->cq.context = context;
+	return 0;
+}
+
+/* Resize as the kernel must: move unconsumed CQEs, keep the indices. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size)
+{
+	struct sroce_resize_cq_resp_buf *r = (void *)resp;
+	struct kring old = kcq;
+	uint32_t i, cons = old.ctl->cons, prod = old.ctl->prod;
+	int ret;
+
+	ret = kring_alloc(&kcq, cqe, sizeof(struct sroce_cqe_abi));
+	if (ret)
+		return ret;
+	for (i = cons; i != prod; i++)
+		memcpy(kring_elem(&kcq, i), kring_elem(&old, i),
+		       sizeof(struct sroce_cqe_abi));
+	kcq.ctl->cons = cons;
+	kcq.ctl->prod = prod;
+	r->drv.cq = kcq.abi;
+	munmap(old.buf, old.abi.mmap_len);
+	return 0;
+}
+
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return 0;
+}
+
+int ibv_cmd_destroy_cq(struct ibv_cq *cq)
+{
+	munmap(kcq.buf, kcq.abi.mmap_len);
+	return 0;
+}
+
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
+{
+	struct sroce_create_qp_resp_buf *r = (void *)resp;
+	int ret;
+
+	ret = kring_alloc(&ksq, next_sq_entries,
+			  sizeof(struct sroce_send_wqe_abi) +
+			  4 * sizeof(struct sroce_sge_abi));
+	if (!ret)
+		ret = kring_alloc(&krq, next_rq_entries,
+				  sizeof(struct sroce_recv_wqe_abi) +
+				  4 * sizeof(struct sroce_sge_abi));
+	if (ret)
+		return ret;
+	r->drv.sq = ksq.abi;
+	r->drv.rq = krq.abi;
+	r->drv.max_inline_data = next_max_inline;
+	qp->qp.context = context;
+	qp->qp.qp_type = attr_ex->qp_type;
+	qp->qp.pd = attr_ex->pd;
+	qp->comp_mask = 0;
+	attr_ex->cap.max_send_sge = 4;
+	attr_ex->cap.max_recv_sge = 4;
+	attr_ex->cap.max_inline_data = next_max_inline;
+	return 0;
+}
+
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size)
+{
+	return 0;
+}
+
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd, size_t cmd_size)
+{
+	return 0;
+}
+
+int ibv_cmd_destroy_qp(struct ibv_qp *qp)
+{
+	munmap(ksq.buf, ksq.abi.mmap_len);
+	munmap(krq.buf, krq.abi.mmap_len);
+	return 0;
+}
+
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr)
+{
+	if (wr)
+		return EINVAL;	/* the provider only ever rings */
+	doorbells++;
+	return doorbell_err;
+}
+
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size)
+{
+	struct sroce_create_ah_resp_buf *r = (void *)resp;
+
+	r->drv.ah_num = 77;
+	ah->context = pd->context;
+	return 0;
+}
+
+int ibv_cmd_destroy_ah(struct ibv_ah *ah)
+{
+	return 0;
+}
+
+/* libibverbs' own, for the test binary that does not link it. */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct verbs_qp *vqp = container_of(qp, struct verbs_qp, qp);
+
+	return (vqp->comp_mask & VERBS_QP_EX) ? &vqp->qp_ex : NULL;
+}
+
+/* ---- helpers -------------------------------------------------------- */
+
+static void kcq_push(uint64_t wr_id, uint8_t status, uint8_t opcode,
+		     uint8_t kflags, uint32_t ex)
+{
+	struct sroce_cqe_abi *c = kring_elem(&kcq, kcq.ctl->prod);
+
+	memset(c, 0, sizeof(*c));
+	c->wr_id = wr_id;
+	c->status = status;
+	c->opcode = opcode;
+	c->wc_flags = kflags;
+	c->ex = ex;
+	c->byte_len = 100 + wr_id;
+	c->qp_num = 0x11;
+	c->src_qp = 0x22;
+	c->sl = 3;
+	c->slid = 0x44;
+	c->dlid_path_bits = 5;
+	__atomic_store_n(&kcq.ctl->prod, kcq.ctl->prod + 1, __ATOMIC_RELEASE);
+}
+
+static struct ibv_pd fake_pd = { .context = &fake_ctx };
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = type,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = &fake_pd,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+	};
+
+	if (send_ops) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = send_ops;
+	}
+	return sroce_create_qp_ex(&fake_ctx, &a);
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+static void test_poll_cq(void)
+{
+	struct ibv_wc wc[3];
+	struct ibv_cq *cq;
+	int i, n, total = 0;
+
+	cq = sroce_create_cq(&fake_ctx, 4, NULL, 0);
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+	CHECK(sroce_poll_cq(cq, 3, wc) == 0);
+
+	kcq_push(1, IBV_WC_SUCCESS, IBV_WC_RECV, 1 | 2 | 4, 0x01020304);
+	kcq_push(2, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE, 0, 0);
+	kcq_push(3, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, 2, 0xaabbccdd);
+	n = sroce_poll_cq(cq, 2, wc);
+	CHECK(n == 2);
+	CHECK(wc[0].wr_id == 1 && wc[0].opcode == IBV_WC_RECV);
+	CHECK(wc[0].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM |
+				 IBV_WC_WITH_INV));
+	CHECK(wc[0].imm_data == 0x01020304);
+	CHECK(wc[0].byte_len == 101 && wc[0].qp_num == 0x11 &&
+	      wc[0].src_qp == 0x22 && wc[0].sl == 3 && wc[0].slid == 0x44 &&
+	      wc[0].dlid_path_bits == 5);
+	CHECK(wc[1].status == IBV_WC_REM_ACCESS_ERR && wc[1].wc_flags == 0);
+	CHECK(kcq.ctl->cons == 2);
+	n = sroce_poll_cq(cq, 3, wc);
+	CHECK(n == 1 && wc[0].wr_id == 3 && wc[0].wc_flags == IBV_WC_WITH_IMM);
+	CHECK(kcq.ctl->cons == 3);
+
+	/* Many laps of the 4-entry ring. */
+	for (i = 0; i < 40; i++) {
+		kcq_push(1000 + i, 0, 0, 0, 0);
+		if (i % 3 == 2) {
+			while ((n = sroce_poll_cq(cq, 3, wc)) > 0)
+				total += n;
+		}
+	}
+	while ((n = sroce_poll_cq(cq, 3, wc)) > 0)
+		total += n;
+	CHECK(total == 40);
+	CHECK(kcq.ctl->cons == kcq.ctl->prod);
+
+	/* Resize keeps pending CQEs in order. */
+	kcq_push(7, 0, 0, 0, 0);
+	kcq_push(8, 0, 0, 0, 0);
+	CHECK(sroce_resize_cq(cq, 16) == 0);
+	kcq_push(9, 0, 0, 0, 0);
+	n = sroce_poll_cq(cq, 3, wc);
+	CHECK(n == 3 && wc[0].wr_id == 7 && wc[1].wr_id == 8 &&
+	      wc[2].wr_id == 9);
+
+	/* Overflow: the CQ is in error from then on. */
+	kcq_push(10, 0, 0, 0, 0);
+	kcq.ctl->prod_flags = SROCE_CQ_OVERFLOW;
+	CHECK(sroce_poll_cq(cq, 3, wc) == -EOVERFLOW);
+	CHECK(sroce_destroy_cq(cq) == 0);
+}
+
+static void test_poll_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cq;
+
+	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	CHECK(sroce_create_cq_ex(&fake_ctx, &a) == NULL && errno == EOPNOTSUPP);
+	a.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cq = sroce_create_cq_ex(&fake_ctx, &a);
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+
+	CHECK(cq->start_poll(cq, &pa) == ENOENT);
+	kcq_push(1, 0, IBV_WC_RECV, 2 | 4, 0x1234);
+	kcq_push(2, 5, IBV_WC_SEND, 0, 0);
+	CHECK(cq->start_poll(cq, &pa) == 0);
+	CHECK(cq->wr_id == 1 && cq->status == 0);
+	CHECK(ibv_wc_read_opcode(cq) == IBV_WC_RECV);
+	CHECK(ibv_wc_read_wc_flags(cq) == (IBV_WC_WITH_IMM | IBV_WC_WITH_INV));
+	CHECK(ibv_wc_read_imm_data(cq) == 0x1234);
+	CHECK(ibv_wc_read_byte_len(cq) == 101 && ibv_wc_read_qp_num(cq) == 0x11 &&
+	      ibv_wc_read_src_qp(cq) == 0x22 && ibv_wc_read_sl(cq) == 3 &&
+	      ibv_wc_read_slid(cq) == 0x44 &&
+	      ibv_wc_read_dlid_path_bits(cq) == 5);
+	CHECK(kcq.ctl->cons == 0);
+	CHECK(cq->next_poll(cq) == 0);
+	CHECK(cq->wr_id == 2 && cq->status == 5);
+	CHECK(kcq.ctl->cons == 1);
+	CHECK(cq->next_poll(cq) == ENOENT);
+	cq->end_poll(cq);
+	CHECK(kcq.ctl->cons == 2);
+	kcq_push(3, 0, 0, 0, 0);
+	CHECK(cq->start_poll(cq, &pa) == 0);
+	cq->end_poll(cq);
+	CHECK(kcq.ctl->cons == 3);
+	CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+}
+
+static void test_post_recv(void)
+{
+	struct ibv_sge sge[5] = {
+		{ .addr = 0x1000, .length = 10, .lkey = 1 },
+		{ .addr = 0x2000, .length = 20, .lkey = 2 },
+	};
+	struct ibv_recv_wr wr[6], *bad = NULL;
+	struct sroce_recv_wqe_abi *w;
+	struct sroce_sge_abi *s;
+	struct ibv_qp *qp;
+	int i;
+
+	qp = make_qp(IBV_QPT_RC, 0);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	for (i = 0; i < 6; i++)
+		wr[i] = (struct ibv_recv_wr){ .wr_id = 50 + i, .sg_list = sge,
+					      .num_sge = 2,
+					      .next = i < 5 ? &wr[i + 1] : NULL };
+
+	/* Too many SGEs: nothing posted, bad_wr is the culprit. */
+	wr[0].num_sge = 5;
+	CHECK(sroce_post_recv(qp, &wr[0], &bad) == EINVAL && bad == &wr[0]);
+	CHECK(krq.ctl->prod == 0);
+	wr[0].num_sge = 2;
+
+	/* 6 WRs into 4 slots: 4 posted, ENOMEM at the 5th. */
+	CHECK(sroce_post_recv(qp, &wr[0], &bad) == ENOMEM && bad == &wr[4]);
+	CHECK(krq.ctl->prod == 4);
+	w = kring_elem(&krq, 1);
+	s = (void *)(w + 1);
+	CHECK(w->wr_id == 51 && w->num_sge == 2 && s[1].addr == 0x2000 &&
+	      s[1].length == 20 && s[1].lkey == 2);
+
+	/* The kernel consumes two: two more fit. */
+	__atomic_store_n(&krq.ctl->cons, 2, __ATOMIC_RELEASE);
+	wr[5].next = NULL;
+	CHECK(sroce_post_recv(qp, &wr[4], &bad) == 0);
+	CHECK(krq.ctl->prod == 6);
+	w = kring_elem(&krq, 5);
+	CHECK(w->wr_id == 55);
+	CHECK(doorbells == 0);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
+static void test_post_send(void)
+{
+	uint8_t payload[40];
+	struct ibv_sge sge[2] = {
+		{ .addr = (uintptr_t)payload, .length = 16, .lkey = 9 },
+		{ .addr = (uintptr_t)payload + 16, .length = 24, .lkey = 9 },
+	};
+	struct ibv_send_wr wr[5], *bad = NULL;
+	struct sroce_send_wqe_abi *w;
+	struct ibv_ah_attr aa = {};
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	int i;
+
+	for (i = 0; i < (int)sizeof(payload); i++)
+		payload[i] = i;
+	qp = make_qp(IBV_QPT_RC, 0);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	doorbells = 0;
+	for (i = 0; i < 5; i++)
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = 10 + i, .sg_list = sge, .num_sge = 2,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = 0xabc0, .rkey = 0x55 },
+			.next = i < 4 ? &wr[i + 1] : NULL };
+
+	/* One WR: one doorbell. */
+	wr[0].next = NULL;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == 0);
+	CHECK(ksq.ctl->prod == 1 && doorbells == 1);
+	w = kring_elem(&ksq, 0);
+	CHECK(w->wr_id == 10 && w->opcode == IBV_WR_RDMA_WRITE &&
+	      w->num_sge == 2 && w->rdma.remote_addr == 0xabc0 &&
+	      w->rdma.rkey == 0x55 && w->send_flags == IBV_SEND_SIGNALED);
+
+	/* While the kernel drains: no doorbell at all. */
+	ksq.ctl->cons_flags = SROCE_SQ_DRAINING;
+	wr[1].next = NULL;
+	wr[1].opcode = IBV_WR_SEND_WITH_IMM;
+	wr[1].imm_data = htobe32(0x01020304);
+	CHECK(sroce_post_send(qp, &wr[1], &bad) == 0);
+	CHECK(ksq.ctl->prod == 2 && doorbells == 1);
+	w = kring_elem(&ksq, 1);
+	CHECK(w->ex == htobe32(0x01020304));
+	ksq.ctl->cons_flags = 0;
+
+	/* Inline: data gathered into the WQE. */
+	wr[2].send_flags = IBV_SEND_INLINE;
+	wr[2].next = NULL;
+	CHECK(sroce_post_send(qp, &wr[2], &bad) == 0);
+	w = kring_elem(&ksq, 2);
+	CHECK(w->inline_len == 40 && w->num_sge == 0 &&
+	      !memcmp(w + 1, payload, 40));
+	CHECK(doorbells == 2);
+
+	/* A list that fills the ring: posted up to full, ENOMEM, 1 doorbell. */
+	wr[2].send_flags = 0;
+	wr[2].next = &wr[3];
+	CHECK(sroce_post_send(qp, &wr[2], &bad) == ENOMEM && bad == &wr[3]);
+	CHECK(ksq.ctl->prod == 4 && doorbells == 3);
+
+	/* Bad opcode and oversized inline: EINVAL, nothing posted. */
+	__atomic_store_n(&ksq.ctl->cons, 4, __ATOMIC_RELEASE);
+	wr[4].opcode = IBV_WR_LOCAL_INV;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == EINVAL && bad == &wr[4]);
+	wr[4].opcode = IBV_WR_RDMA_READ;
+	wr[4].send_flags = IBV_SEND_INLINE;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == EINVAL);
+	wr[4].opcode = IBV_WR_SEND;
+	sge[1].length = 60;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == EINVAL);
+	sge[1].length = 24;
+	CHECK(ksq.ctl->prod == 4 && doorbells == 3);
+
+	/* A failing doorbell: its errno, bad_wr the first WR. */
+	doorbell_err = EIO;
+	wr[4].send_flags = 0;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == EIO && bad == &wr[4]);
+	doorbell_err = 0;
+	CHECK(sroce_destroy_qp(qp) == 0);
+
+	/* UC: no READ; UD: SEND only, AH by number. */
+	qp = make_qp(IBV_QPT_UC, 0);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	wr[0].opcode = IBV_WR_RDMA_READ;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL);
+	wr[0].opcode = IBV_WR_SEND_WITH_INV;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL);
+	CHECK(sroce_destroy_qp(qp) == 0);
+
+	qp = make_qp(IBV_QPT_UD, 0);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	ah = sroce_create_ah(&fake_pd, &aa);
+	CHECK(ah != NULL);
+	wr[0].opcode = IBV_WR_RDMA_WRITE;
+	wr[0].wr.ud.ah = ah;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL);
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].wr.ud.remote_qpn = 0x123;
+	wr[0].wr.ud.remote_qkey = 0x11111111;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == 0);
+	w = kring_elem(&ksq, 0);
+	CHECK(w->ud.ah_num == 77 && w->ud.remote_qpn == 0x123 &&
+	      w->ud.remote_qkey == 0x11111111);
+	wr[0].wr.ud.ah = NULL;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL);
+	CHECK(sroce_destroy_ah(ah) == 0);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
+static void test_qp_ex(void)
+{
+	struct sroce_send_wqe_abi *w;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+	char data[8] = "inline!";
+	unsigned int db;
+	int i;
+
+	errno = 0;
+	CHECK(make_qp(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) == NULL &&
+	      errno == EOPNOTSUPP);
+	qp = make_qp(IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
+		     IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	qpx = ibv_qp_to_qp_ex(qp);
+	CHECK(qpx != NULL && qpx->wr_send && !qpx->wr_rdma_read);
+	if (!qpx)
+		return;
+	db = doorbells;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 64);
+	qpx->wr_id = 2;
+	ibv_wr_rdma_write(qpx, 0x77, 0x2000);
+	ibv_wr_set_inline_data(qpx, data, sizeof(data));
+	qpx->wr_id = 3;
+	ibv_wr_atomic_fetch_add(qpx, 0x88, 0x3000, 5);
+	ibv_wr_set_sge(qpx, 4, 0x4000, 8);
+	CHECK(ksq.ctl->prod == 0);
+	CHECK(ibv_wr_complete(qpx) == 0);
+	CHECK(ksq.ctl->prod == 3 && doorbells == db + 1);
+	w = kring_elem(&ksq, 0);
+	CHECK(w->wr_id == 1 && w->opcode == IBV_WR_SEND && w->num_sge == 1);
+	w = kring_elem(&ksq, 1);
+	CHECK(w->opcode == IBV_WR_RDMA_WRITE && w->inline_len == 8 &&
+	      (w->send_flags & IBV_SEND_INLINE) && !memcmp(w + 1, data, 8) &&
+	      w->rdma.rkey == 0x77);
+	w = kring_elem(&ksq, 2);
+	CHECK(w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD &&
+	      w->atomic.compare_add == 5 && w->atomic.rkey == 0x88);
+
+	/* An error anywhere posts nothing of the batch. */
+	__atomic_store_n(&ksq.ctl->cons, 3, __ATOMIC_RELEASE);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 64);
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, data, 1000);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	CHECK(ksq.ctl->prod == 3 && doorbells == db + 1);
+
+	/* Abort forgets; full ring gives ENOMEM. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_abort(qpx);
+	CHECK(ksq.ctl->prod == 3);
+	ibv_wr_start(qpx);
+	for (i = 0; i < 5; i++)
+		ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == ENOMEM);
+	CHECK(ksq.ctl->prod == 3 && doorbells == db + 1);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
+int main(void)
+{
+	memfd = memfd_create("sroce-rings", 0);
+	if (memfd < 0) {
+		perror("memfd_create");
+		return 1;
+	}
+	fake_ctx.cmd_fd = memfd;
+
+	test_poll_cq();
+	test_poll_cq_ex();
+	test_post_recv();
+	test_post_send();
+	test_qp_ex();
+
+	printf("provider-unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
