@@ -281,7 +281,7 @@ static void test_poll_cq(void)
 	int i, n, total = 0;
 
 	cq = sroce_create_cq(&fake_ctx, 4, NULL, 0);
-	CHECK(cq != NULL);
+	CHECK(cq);
 	if (!cq)
 		return;
 	CHECK(sroce_poll_cq(cq, 3, wc) == 0);
@@ -344,10 +344,10 @@ static void test_poll_cq_ex(void)
 
 	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	errno = 0;
-	CHECK(sroce_create_cq_ex(&fake_ctx, &a) == NULL && errno == EOPNOTSUPP);
+	CHECK(!sroce_create_cq_ex(&fake_ctx, &a) && errno == EOPNOTSUPP);
 	a.wc_flags = IBV_WC_STANDARD_FLAGS;
 	cq = sroce_create_cq_ex(&fake_ctx, &a);
-	CHECK(cq != NULL);
+	CHECK(cq);
 	if (!cq)
 		return;
 
@@ -390,7 +390,7 @@ static void test_post_recv(void)
 	int i;
 
 	qp = make_qp(IBV_QPT_RC, 0);
-	CHECK(qp != NULL);
+	CHECK(qp);
 	if (!qp)
 		return;
 	for (i = 0; i < 6; i++)
@@ -440,7 +440,7 @@ static void test_post_send(void)
 	for (i = 0; i < (int)sizeof(payload); i++)
 		payload[i] = i;
 	qp = make_qp(IBV_QPT_RC, 0);
-	CHECK(qp != NULL);
+	CHECK(qp);
 	if (!qp)
 		return;
 	doorbells = 0;
@@ -509,7 +509,7 @@ static void test_post_send(void)
 
 	/* UC: no READ; UD: SEND only, AH by number. */
 	qp = make_qp(IBV_QPT_UC, 0);
-	CHECK(qp != NULL);
+	CHECK(qp);
 	if (!qp)
 		return;
 	wr[0].opcode = IBV_WR_RDMA_READ;
@@ -519,11 +519,11 @@ static void test_post_send(void)
 	CHECK(sroce_destroy_qp(qp) == 0);
 
 	qp = make_qp(IBV_QPT_UD, 0);
-	CHECK(qp != NULL);
+	CHECK(qp);
 	if (!qp)
 		return;
 	ah = sroce_create_ah(&fake_pd, &aa);
-	CHECK(ah != NULL);
+	CHECK(ah);
 	wr[0].opcode = IBV_WR_RDMA_WRITE;
 	wr[0].wr.ud.ah = ah;
 	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL);
@@ -550,15 +550,15 @@ static void test_qp_ex(void)
 	int i;
 
 	errno = 0;
-	CHECK(make_qp(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) == NULL &&
+	CHECK(!make_qp(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) &&
 	      errno == EOPNOTSUPP);
 	qp = make_qp(IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
 		     IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
-	CHECK(qp != NULL);
+	CHECK(qp);
 	if (!qp)
 		return;
 	qpx = ibv_qp_to_qp_ex(qp);
-	CHECK(qpx != NULL && qpx->wr_send && !qpx->wr_rdma_read);
+	CHECK(qpx && qpx->wr_send && !qpx->wr_rdma_read);
 	if (!qpx)
 		return;
 	db = doorbells;
