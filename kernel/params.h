@@ -64,6 +64,9 @@
 				 IB_DEVICE_PORT_ACTIVE_EVENT |	\
 				 IB_DEVICE_RC_RNR_NAK_GEN)
 
+/* IP TTL / hop limit for an AV whose GRH leaves it 0 (ah.c). */
+#define SROCE_DEFAULT_HOP_LIMIT		64
+
 /* Port. */
 #define SROCE_NUM_PORTS			1
 #define SROCE_PORT			1

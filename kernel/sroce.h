@@ -74,7 +74,7 @@ struct sroce_dev {
 	 * only after an RCU grace period (see "Lifetime" below).
 	 *   qps: QPN -> struct sroce_kqp (QPN 1 is the GSI QP)
 	 *   mrs: key >> 8 -> struct sroce_mr (the low byte is the key byte)
-	 *   ahs: ah_num -> struct sroce_ah (AHs created from user space)
+	 *   ahs: ah_num -> a copy of the AH's AV and PD (every AH, see ah.c)
 	 */
 	struct xarray		qps;
 	struct xarray		mrs;
@@ -112,6 +112,11 @@ struct sroce_pd {
  * Filled once from an rdma_ah_attr by sroce_av_from_attr(); net.c routes
  * on it.
  */
+union sroce_addr {
+	__be32		v4;
+	struct in6_addr	v6;
+};
+
 struct sroce_av {
 	u8	family;		/* AF_INET or AF_INET6 (from the GID types) */
 	u8	tclass;		/* IPv4 TOS / IPv6 traffic class: DSCP + ECN */
@@ -120,18 +125,23 @@ struct sroce_av {
 	u32	flow_label;
 	u16	sgid_index;
 	u8	dmac[ETH_ALEN];
-	union {
-		__be32		v4;
-		struct in6_addr	v6;
-	} saddr, daddr;
+	union sroce_addr saddr, daddr;
 };
 
+/*
+ * ah.c.  Every AH, user or kernel, has an @ah_num in sdev->ahs; the
+ * xarray holds a copy of the AV (see sroce_ah_get_av()), not this struct.
+ */
 struct sroce_ah {
 	struct ib_ah		ibah;
 	struct sroce_av		av;
-	u32			ah_num;	/* 0 for kernel AHs (not in sdev->ahs) */
-	struct rcu_head		rcu;
+	u32			ah_num;
 };
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
 
 /* A memory region: user memory (umem), a DMA MR, or (later) a fast-reg MR. */
 struct sroce_mr {
@@ -240,12 +250,16 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
 		 const struct sroce_cqe *cqe);
 
-/* ah.c / av.c */
+/*
+ * ah.c.  sroce_av_from_attr() accepts RoCE v2 GIDs only (-EINVAL
+ * otherwise).  sroce_ah_get_av() copies the AV of AH @ah_num if it
+ * belongs to @pd: 0 or -EINVAL, any context.
+ */
+extern const struct ib_device_ops sroce_ah_ops;
 int sroce_av_from_attr(struct sroce_dev *sdev,
 		       const struct rdma_ah_attr *attr, struct sroce_av *av);
-/* Look up a user AH by number for a UD send in @pd (under RCU). */
-struct sroce_ah *sroce_ah_lookup(struct sroce_dev *sdev, struct ib_pd *pd,
-				 u32 ah_num);
+int sroce_ah_get_av(struct sroce_dev *sdev, struct ib_pd *pd, u32 ah_num,
+		    struct sroce_av *av);
 
 /*
  * qp.c: a verbs QP around the protocol core.  @lock serialises every call
