@@ -127,6 +127,22 @@ if stale no_rdma_netlink.so no_rdma_netlink.c; then
 		"$tsrc/no_rdma_netlink.c" -ldl || die "cannot build $out/no_rdma_netlink.so"
 	echo "$src" >"$out/no_rdma_netlink.so.src"
 fi
+# The data-path test programs (tests/vm/verbs, run by tests/vm/datapath),
+# against the same tree, in $BUILD/verbs.
+vout=${BUILD:-$top/build}/verbs
+vsrc=$top/tests/vm/verbs
+mkdir -p "$vout"
+for f in "$vsrc"/*.c; do
+	[[ -f $f ]] || continue
+	p=$(basename "$f" .c)
+	if [[ ! $vout/$p -nt $f || ! $vout/$p -nt $so ||
+	      $(cat "$vout/$p.src" 2>/dev/null) != "$src" ]]; then
+		$cc -O2 -Wall -Werror -I"$bdir/include" -o "$vout/$p" "$f" \
+			-L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||
+			die "cannot build $vout/$p"
+		echo "$src" >"$vout/$p.src"
+	fi
+done
 echo "build-provider: ok: $so"
 [[ -n $install ]] || exit 0
 

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# tests/vm/verbs/misuse.c: every row misuses the verbs in one way (bad QP
+# attributes and transitions, oversized WRs and SGE lists, bad or dead
+# keys, MRs past the limits, AHs on bad GIDs, objects destroyed while in
+# use) and must get the documented errno or error completion.  It runs in
+# each guest on its own device (loopback QP pairs).  A refusal must stay
+# quiet: the kernel may log nothing at all while the table runs.
+. "$SROCE_TOP/tests/vm/datapath/datapath.lib"
+
+prog=$VERBS/misuse
+[[ -x $prog ]] || fail "$prog missing: run 'make provider'"
+seq=$("$SROCE_TOP/tools/vm/kmsg-since" --last)
+rc=0
+timeout -k 5 180 "$prog" -d "$DEV" -g "$G4" -v >"$SROCE_OUT/misuse.out" 2>&1 || rc=$?
+cat "$SROCE_OUT/misuse.out"
+"$SROCE_TOP/tools/vm/kmsg-since" "$seq" >"$T/kmsg"
+if [[ -s $T/kmsg ]]; then
+	sed 's/^/  kernel: /' "$T/kmsg" >&2
+	fail "the kernel logged $(wc -l <"$T/kmsg") line(s) during the misuse table"
+fi
+((rc != 124)) || fail "misuse timed out"
+if ((rc != 0)) || ! grep -q '^misuse: [0-9]* passed, 0 failed' "$SROCE_OUT/misuse.out"; then
+	fail "misuse: rows failed (rc=$rc)"
+fi
+sroce_barrier misuse-done 240

@@ -1,0 +1,1258 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * misuse: a table of verbs misuses, each with the error it must get.
+ *
+ *   misuse -d DEV -g GID_INDEX [-v] [ROW...]
+ *
+ * Every row does one wrong thing to a RoCEv2 verbs device and checks the
+ * answer: an errno from the verb, or a work completion status.  Rows that
+ * need traffic connect two RC QPs of the same device to each other
+ * (loopback through the device's own GID), so one process is enough.
+ * Each row builds what it needs and tears it all down, so a failed row
+ * does not disturb the next one, and nothing is left behind at exit.
+ *
+ * Output: one line per row, "PASS|FAIL|SKIP <row>: expected X, got Y",
+ * then "misuse: N passed, M failed, K skipped".  Exit status 0 only if no
+ * row failed.
+ *
+ * The expected values are the verbs-standard ones (IBTA, libibverbs man
+ * pages), which Documentation/datapath.rst and verbs-objects.rst adopt for
+ * sroce; a row whose answer differs between devices says so in its note.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static struct ibv_context *ctx;
+static struct ibv_device_attr dattr;
+static struct ibv_port_attr pattr;
+static int gidx = -1;
+static bool verbose;
+
+/* What a row got: an errno (0 = success) or a completion status. */
+enum kind { ERRNO, WC };
+
+struct result {
+	enum kind kind;
+	int val;		/* errno, or enum ibv_wc_status */
+	bool skip;
+	char why[160];		/* skip reason or detail */
+};
+
+struct row {
+	const char *name;
+	enum kind kind;
+	int want;
+	struct result (*fn)(void);
+};
+
+static struct result got_errno(int e)
+{
+	return (struct result){ .kind = ERRNO, .val = e };
+}
+
+static struct result got_wc(enum ibv_wc_status s)
+{
+	return (struct result){ .kind = WC, .val = s };
+}
+
+static struct result skipped(const char *why)
+{
+	struct result r = { .skip = true };
+
+	snprintf(r.why, sizeof(r.why), "%s", why);
+	return r;
+}
+
+/* A setup step that must work; a row whose setup fails fails itself. */
+static struct result setup_failed(const char *what, int e)
+{
+	struct result r = { .kind = ERRNO, .val = -1 };
+
+	snprintf(r.why, sizeof(r.why), "setup failed: %s: %s", what, strerror(e));
+	return r;
+}
+
+static const char *errname(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EINVAL: return "EINVAL";
+	case ENOMEM: return "ENOMEM";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOSPC: return "ENOSPC";
+	case E2BIG: return "E2BIG";
+	case ENOENT: return "ENOENT";
+	case ENODEV: return "ENODEV";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+static const char *show(enum kind k, int v)
+{
+	if (k == WC)
+		return ibv_wc_status_str(v);
+	return errname(v);
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+struct pair {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;	/* 64 KiB, local write + remote read/write/atomic */
+	uint8_t *buf;
+};
+
+#define BUF_LEN (64 * 1024)
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+static int to_init(struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static void rtr_attr(struct ibv_qp_attr *a, uint32_t dqpn)
+{
+	union ibv_gid gid;
+
+	memset(a, 0, sizeof(*a));
+	ibv_query_gid(ctx, 1, gidx, &gid);
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dqpn;
+	a->rq_psn = 0x1234;
+	a->max_dest_rd_atomic = 1;
+	a->min_rnr_timer = 1;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = 1;
+	a->ah_attr.grh.dgid = gid;
+	a->ah_attr.grh.sgid_index = gidx;
+	a->ah_attr.grh.hop_limit = 64;
+}
+
+#define RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | \
+		  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+
+static int to_rtr(struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, dqpn);
+	return ibv_modify_qp(qp, &a, RTR_MASK);
+}
+
+static int to_rts(struct ibv_qp *qp, int rnr_retry)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS, .sq_psn = 0x1234, .timeout = 12,
+		.retry_cnt = 3, .rnr_retry = rnr_retry, .max_rd_atomic = 1,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void pair_free(struct pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Two connected RC QPs, a -> b.  @b_access: b's qp_access_flags;
+ * @rnr_retry: a's.  Returns 0 or an errno (setup failure).
+ */
+static int pair_make(struct pair *p, int b_access, int rnr_retry, const char **what)
+{
+	int all = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		  (dattr.atomic_cap != IBV_ATOMIC_NONE ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	*what = "alloc_pd";
+	p->pd = ibv_alloc_pd(ctx);
+	if (!p->pd)
+		return errno;
+	*what = "create_cq";
+	p->cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	if (!p->cq)
+		return errno;
+	*what = "reg_mr";
+	p->buf = aligned_alloc(4096, BUF_LEN);
+	if (!p->buf)
+		return ENOMEM;
+	memset(p->buf, 0, BUF_LEN);
+	p->mr = ibv_reg_mr(p->pd, p->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE | all);
+	if (!p->mr)
+		return errno;
+	*what = "create_qp";
+	p->a = make_qp(p->pd, p->cq);
+	if (!p->a)
+		return errno;
+	p->b = make_qp(p->pd, p->cq);
+	if (!p->b)
+		return errno;
+	*what = "modify_qp";
+	ret = to_init(p->a, all);
+	ret = ret ?: to_init(p->b, b_access);
+	ret = ret ?: to_rtr(p->a, p->b->qp_num);
+	ret = ret ?: to_rtr(p->b, p->a->qp_num);
+	ret = ret ?: to_rts(p->a, rnr_retry);
+	ret = ret ?: to_rts(p->b, 7);
+	return ret;
+}
+
+/* Wait for the first completion of @qp on @cq (others are skipped). */
+static int wait_wc(struct ibv_cq *cq, uint32_t qpn, struct ibv_wc *wc, int secs)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return EIO;
+		if (n == 1 && wc->qp_num == qpn)
+			return 0;
+		if (n == 1)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > secs)
+			return ETIMEDOUT;
+		usleep(100);
+	}
+}
+
+static struct result wc_row(struct pair *p, struct ibv_qp *qp)
+{
+	struct ibv_wc wc;
+	struct result r;
+	int ret = wait_wc(p->cq, qp->qp_num, &wc, 15);
+
+	if (ret) {
+		r = got_errno(ret);
+		snprintf(r.why, sizeof(r.why), "no completion in 15 s");
+		pair_free(p);
+		return r;
+	}
+	r = got_wc(wc.status);
+	pair_free(p);
+	return r;
+}
+
+static int post1(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
+		 uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.wr.rdma = { raddr, rkey },
+	}, *bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int recv1(struct ibv_qp *qp, void *addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, lkey };
+	struct ibv_recv_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+#define PAIR(p, access, rnr)						\
+	do {								\
+		const char *_w;						\
+		int _e = pair_make(p, access, rnr, &_w);		\
+		if (_e) {						\
+			pair_free(p);					\
+			return setup_failed(_w, _e);			\
+		}							\
+	} while (0)
+
+#define ALL_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+
+/* ---- rows: resource limits --------------------------------------------- */
+
+static struct result cq_too_many_cqes(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, dattr.max_cqe + 1, NULL, NULL, 0);
+
+	if (cq) {
+		ibv_destroy_cq(cq);
+		return got_errno(0);
+	}
+	return got_errno(errno);
+}
+
+static struct result cq_zero_cqes(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 0, NULL, NULL, 0);
+
+	if (cq) {
+		ibv_destroy_cq(cq);
+		return got_errno(0);
+	}
+	return got_errno(errno);
+}
+
+static struct result qp_caps(struct ibv_qp_cap cap)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC, .cap = cap,
+	};
+	struct ibv_qp *qp;
+	int e = 0;
+
+	if (!pd || !cq) {
+		e = errno;
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return setup_failed("pd/cq", e);
+	}
+	qp = ibv_create_qp(pd, &ia);
+	if (qp)
+		ibv_destroy_qp(qp);
+	else
+		e = errno;
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static struct result qp_too_many_send_wr(void)
+{
+	return qp_caps((struct ibv_qp_cap){ dattr.max_qp_wr + 1, 1, 1, 1, 0 });
+}
+
+static struct result qp_too_many_recv_wr(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, dattr.max_qp_wr + 1, 1, 1, 0 });
+}
+
+static struct result qp_too_many_sge(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, 1, dattr.max_sge + 1, 1, 0 });
+}
+
+static struct result qp_too_many_recv_sge(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, 1, 1, dattr.max_sge + 1, 0 });
+}
+
+static struct result qp_inline_too_large(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, 1, 1, 1, 1u << 20 });
+}
+
+/* ---- rows: memory registration ------------------------------------------ */
+
+static struct result reg(void *addr, size_t len, int access)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr;
+	int e = 0;
+
+	if (!pd)
+		return setup_failed("alloc_pd", errno);
+	mr = ibv_reg_mr(pd, addr, len, access);
+	if (mr)
+		ibv_dereg_mr(mr);
+	else
+		e = errno;
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static uint8_t page[8192] __attribute__((aligned(4096)));
+
+static struct result mr_remote_write_no_local(void)
+{
+	return reg(page, 4096, IBV_ACCESS_REMOTE_WRITE);
+}
+
+static struct result mr_remote_atomic_no_local(void)
+{
+	return reg(page, 4096, IBV_ACCESS_REMOTE_ATOMIC);
+}
+
+static struct result mr_unmapped(void)
+{
+	struct result r;
+	void *hole = mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (hole == MAP_FAILED)
+		return setup_failed("mmap", errno);
+	munmap(hole, 1 << 20);	/* an address range nothing maps */
+	r = reg(hole, 1 << 20, IBV_ACCESS_LOCAL_WRITE);
+	return r;
+}
+
+static struct result mr_beyond_max_size(void)
+{
+	if (dattr.max_mr_size >= (UINT64_MAX >> 1))
+		return skipped("max_mr_size is unbounded");
+	return reg(page, dattr.max_mr_size + 4096, IBV_ACCESS_LOCAL_WRITE);
+}
+
+static struct result mr_wrapping_range(void)
+{
+	return reg((void *)(uintptr_t)(UINT64_MAX - 4095), 8192, IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* ---- rows: QP state machine and attributes ------------------------------ */
+
+struct lone {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static int lone_make(struct lone *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->pd = ibv_alloc_pd(ctx);
+	if (!l->pd)
+		return errno;
+	l->cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!l->cq)
+		return errno;
+	l->qp = make_qp(l->pd, l->cq);
+	if (!l->qp)
+		return errno;
+	return 0;
+}
+
+static void lone_free(struct lone *l)
+{
+	if (l->qp)
+		ibv_destroy_qp(l->qp);
+	if (l->cq)
+		ibv_destroy_cq(l->cq);
+	if (l->pd)
+		ibv_dealloc_pd(l->pd);
+}
+
+#define LONE(l)								\
+	do {								\
+		int _e = lone_make(l);					\
+		if (_e) {						\
+			lone_free(l);					\
+			return setup_failed("lone QP", _e);		\
+		}							\
+	} while (0)
+
+/* Run @how on a fresh QP brought to @state first; return its errno. */
+enum step { S_RESET, S_INIT, S_RTR };
+
+static struct result modify_from(enum step state, struct ibv_qp_attr *a, int mask)
+{
+	struct lone l;
+	int e = 0;
+
+	LONE(&l);
+	if (state >= S_INIT)
+		e = to_init(l.qp, ALL_REMOTE);
+	if (!e && state >= S_RTR)
+		e = to_rtr(l.qp, l.qp->qp_num);
+	if (e) {
+		lone_free(&l);
+		return setup_failed("bring the QP up", e);
+	}
+	e = ibv_modify_qp(l.qp, a, mask);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result qp_reset_to_rts(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS, .sq_psn = 1, .timeout = 12,
+				 .retry_cnt = 3, .rnr_retry = 3, .max_rd_atomic = 1 };
+
+	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct result qp_reset_to_rtr(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	return modify_from(S_RESET, &a, RTR_MASK);
+}
+
+static struct result qp_init_missing_port(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .qp_access_flags = 0 };
+
+	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_ACCESS_FLAGS);
+}
+
+static struct result qp_init_bad_port(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 2 };
+
+	if (dattr.phys_port_cnt >= 2)
+		return skipped("device has a port 2");
+	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static struct result qp_init_bad_pkey_index(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .pkey_index = 1000 };
+
+	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static struct result qp_rtr_bad_mtu(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	a.path_mtu = 7;		/* no such enum ibv_mtu */
+	return modify_from(S_INIT, &a, RTR_MASK);
+}
+
+static struct result qp_rtr_mtu_above_port(void)
+{
+	struct ibv_qp_attr a;
+
+	if (pattr.max_mtu >= IBV_MTU_4096)
+		return skipped("port max_mtu is 4096");
+	rtr_attr(&a, 1);
+	a.path_mtu = pattr.max_mtu + 1;
+	return modify_from(S_INIT, &a, RTR_MASK);
+}
+
+static struct result qp_rtr_no_av(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	return modify_from(S_INIT, &a, RTR_MASK & ~IBV_QP_AV);
+}
+
+static struct result qp_rtr_no_dest_qpn(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	return modify_from(S_INIT, &a, RTR_MASK & ~IBV_QP_DEST_QPN);
+}
+
+static struct result qp_rtr_av_no_grh(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	a.ah_attr.is_global = 0;	/* RoCE needs the GRH (the GIDs) */
+	return modify_from(S_INIT, &a, RTR_MASK);
+}
+
+static struct result qp_rtr_bad_sgid_index(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	a.ah_attr.grh.sgid_index = pattr.gid_tbl_len;
+	return modify_from(S_INIT, &a, RTR_MASK);
+}
+
+static struct result qp_rtr_dest_rd_atomic_too_big(void)
+{
+	struct ibv_qp_attr a;
+
+	rtr_attr(&a, 1);
+	a.max_dest_rd_atomic = dattr.max_qp_rd_atom + 1;
+	if (a.max_dest_rd_atomic > 255 || !a.max_dest_rd_atomic)
+		return skipped("max_qp_rd_atom is 255");
+	return modify_from(S_INIT, &a, RTR_MASK);
+}
+
+static struct result qp_rts_rd_atomic_too_big(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS, .sq_psn = 1, .timeout = 12,
+				 .retry_cnt = 3, .rnr_retry = 3,
+				 .max_rd_atomic = dattr.max_qp_init_rd_atom + 1 };
+
+	if (!a.max_rd_atomic)
+		return skipped("max_qp_init_rd_atom is 255");
+	return modify_from(S_RTR, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct result qp_rts_missing_sq_psn(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS, .timeout = 12,
+				 .retry_cnt = 3, .rnr_retry = 3, .max_rd_atomic = 1 };
+
+	return modify_from(S_RTR, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct result qp_init_unknown_access(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_ZERO_BASED };
+
+	/* qp_access_flags takes remote rights only; ZERO_BASED is an MR flag. */
+	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+/* ---- rows: posting ------------------------------------------------------ */
+
+static struct result post_too_many_sge(void)
+{
+	struct ibv_sge sge[2] = { { (uintptr_t)page, 8, 0 }, { (uintptr_t)page, 8, 0 } };
+	struct ibv_send_wr wr = { .sg_list = sge, .num_sge = 2, .opcode = IBV_WR_SEND },
+		*bad = NULL;
+	struct lone l;
+	int e;
+
+	LONE(&l);	/* max_send_sge 1 */
+	e = to_init(l.qp, 0);
+	e = e ?: to_rtr(l.qp, l.qp->qp_num);
+	e = e ?: to_rts(l.qp, 0);
+	if (e) {
+		lone_free(&l);
+		return setup_failed("bring the QP up", e);
+	}
+	e = ibv_post_send(l.qp, &wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result post_recv_too_many_sge(void)
+{
+	struct ibv_sge sge[2] = { { (uintptr_t)page, 8, 0 }, { (uintptr_t)page, 8, 0 } };
+	struct ibv_recv_wr wr = { .sg_list = sge, .num_sge = 2 }, *bad = NULL;
+	struct lone l;
+	int e;
+
+	LONE(&l);
+	e = to_init(l.qp, 0);
+	if (e) {
+		lone_free(&l);
+		return setup_failed("INIT", e);
+	}
+	e = ibv_post_recv(l.qp, &wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result post_inline_too_large(void)
+{
+	static uint8_t big[64 * 1024];
+	struct ibv_sge sge = { (uintptr_t)big, sizeof(big), 0 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_INLINE }, *bad = NULL;
+	struct lone l;
+	int e;
+
+	LONE(&l);	/* max_inline_data 0 asked; the device may round up */
+	e = to_init(l.qp, 0);
+	e = e ?: to_rtr(l.qp, l.qp->qp_num);
+	e = e ?: to_rts(l.qp, 0);
+	if (e) {
+		lone_free(&l);
+		return setup_failed("bring the QP up", e);
+	}
+	e = ibv_post_send(l.qp, &wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result post_sq_overflow(void)
+{
+	struct ibv_send_wr wr[64], *bad = NULL;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct lone l;
+	int e, i, n;
+
+	LONE(&l);	/* max_send_wr 8, may be rounded up */
+	e = ibv_query_qp(l.qp, &qa, IBV_QP_CAP, &qia);
+	/* A QP in INIT: posted sends wait, nothing drains the queue. */
+	e = e ?: to_init(l.qp, 0);
+	if (e) {
+		lone_free(&l);
+		return setup_failed("query/INIT", e);
+	}
+	n = qa.cap.max_send_wr + 1;
+	if (n > 64) {
+		lone_free(&l);
+		return skipped("max_send_wr rounded above 63");
+	}
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < n; i++) {
+		wr[i].wr_id = i;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	e = ibv_post_send(l.qp, wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result post_send_reset_qp(void)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad = NULL;
+	struct lone l;
+	int e;
+
+	LONE(&l);
+	e = ibv_post_send(l.qp, &wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+static struct result post_recv_reset_qp(void)
+{
+	struct ibv_recv_wr wr = { 0 }, *bad = NULL;
+	struct lone l;
+	int e;
+
+	LONE(&l);
+	e = ibv_post_recv(l.qp, &wr, &bad);
+	lone_free(&l);
+	return got_errno(e);
+}
+
+/* ---- rows: error completions (loopback pair) ---------------------------- */
+
+static struct result wc_bad_lkey(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = recv1(p.b, p.buf + 4096, 64, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, p.buf, 64, p.mr->lkey ^ 0x5a5a00, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_lkey_out_of_bounds(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = recv1(p.b, p.buf + 4096, 64, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, p.buf + BUF_LEN - 32, 64, p.mr->lkey, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_lkey_after_dereg(void)
+{
+	struct ibv_mr *mr;
+	uint32_t lkey;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = ibv_reg_mr(p.pd, page, sizeof(page), IBV_ACCESS_LOCAL_WRITE);
+	if (!mr) {
+		e = errno;
+		pair_free(&p);
+		return setup_failed("reg_mr", e);
+	}
+	lkey = mr->lkey;
+	ibv_dereg_mr(mr);	/* use after destroy: the key must be dead */
+	e = recv1(p.b, p.buf + 4096, 64, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, page, 64, lkey, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_bad_rkey(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)p.buf + 4096, p.mr->rkey ^ 0x5a5a00);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_rkey_after_dereg(void)
+{
+	struct ibv_mr *mr;
+	uint32_t rkey;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = ibv_reg_mr(p.pd, page, sizeof(page),
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr) {
+		e = errno;
+		pair_free(&p);
+		return setup_failed("reg_mr", e);
+	}
+	rkey = mr->rkey;
+	ibv_dereg_mr(mr);
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey, (uintptr_t)page, rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_write_beyond_mr(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)p.buf + BUF_LEN - 32, p.mr->rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_write_mr_without_remote_write(void)
+{
+	struct ibv_mr *mr;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = ibv_reg_mr(p.pd, page, sizeof(page),
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr) {
+		e = errno;
+		pair_free(&p);
+		return setup_failed("reg_mr", e);
+	}
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey, (uintptr_t)page, mr->rkey);
+	if (e) {
+		ibv_dereg_mr(mr);
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	{
+		struct result r = wc_row(&p, p.a);
+
+		ibv_dereg_mr(mr);
+		return r;
+	}
+}
+
+static struct result wc_write_qp_without_remote_write(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, IBV_ACCESS_REMOTE_READ, 7);	/* b's QP refuses writes */
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)p.buf + 4096, p.mr->rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_read_qp_without_remote_read(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, IBV_ACCESS_REMOTE_WRITE, 7);
+	e = post1(p.a, IBV_WR_RDMA_READ, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)p.buf + 4096, p.mr->rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_atomic_misaligned(void)
+{
+	struct pair p;
+	int e;
+
+	if (dattr.atomic_cap == IBV_ATOMIC_NONE)
+		return skipped("no atomics");
+	PAIR(&p, ALL_REMOTE | IBV_ACCESS_REMOTE_ATOMIC, 7);
+	e = post1(p.a, IBV_WR_ATOMIC_FETCH_AND_ADD, p.buf, 8, p.mr->lkey,
+		  (uintptr_t)p.buf + 4096 + 4, p.mr->rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_recv_too_small_requester(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = recv1(p.b, p.buf + 4096, 16, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, p.buf, 64, p.mr->lkey, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_recv_too_small_responder(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	e = recv1(p.b, p.buf + 4096, 16, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, p.buf, 64, p.mr->lkey, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.b);
+}
+
+static struct result wc_rnr_retry_exceeded(void)
+{
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 0);	/* no receive posted, no RNR retry */
+	e = post1(p.a, IBV_WR_SEND, p.buf, 64, p.mr->lkey, 0, 0);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+static struct result wc_flush_after_error(void)
+{
+	struct ibv_wc wc;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	/* The first WR fails (bad lkey), the second is flushed. */
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey ^ 0x5a5a00,
+		  (uintptr_t)p.buf + 4096, p.mr->rkey);
+	e = e ?: post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		       (uintptr_t)p.buf + 4096, p.mr->rkey);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	e = wait_wc(p.cq, p.a->qp_num, &wc, 15);
+	if (e) {
+		pair_free(&p);
+		return setup_failed("first completion", e);
+	}
+	return wc_row(&p, p.a);
+}
+
+/* ---- rows: AH and object lifetime --------------------------------------- */
+
+static struct result ah(int sgid_index, bool global)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_ah_attr a = { .is_global = global, .port_num = 1 };
+	struct ibv_ah *ah;
+	union ibv_gid gid;
+	int e = 0;
+
+	if (!pd)
+		return setup_failed("alloc_pd", errno);
+	ibv_query_gid(ctx, 1, gidx, &gid);
+	a.grh.dgid = gid;
+	a.grh.sgid_index = sgid_index;
+	a.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &a);
+	if (ah)
+		ibv_destroy_ah(ah);
+	else
+		e = errno;
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static struct result ah_bad_gid_index(void)
+{
+	return ah(pattr.gid_tbl_len, true);
+}
+
+static struct result ah_empty_gid_entry(void)
+{
+	union ibv_gid gid;
+	int i;
+
+	/* An index inside the table that holds no GID. */
+	for (i = 0; i < 16 && i < pattr.gid_tbl_len; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) &&
+		    !memcmp(&gid, &(union ibv_gid){ 0 }, sizeof(gid)))
+			return ah(i, true);
+	return skipped("no empty GID entry among the first 16");
+}
+
+static struct result ah_no_grh(void)
+{
+	return ah(gidx, false);
+}
+
+static struct result pd_busy(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr;
+	int e;
+
+	if (!pd)
+		return setup_failed("alloc_pd", errno);
+	mr = ibv_reg_mr(pd, page, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr) {
+		e = errno;
+		ibv_dealloc_pd(pd);
+		return setup_failed("reg_mr", e);
+	}
+	e = ibv_dealloc_pd(pd);
+	if (!e)	/* freed under the MR: nothing safe left to do */
+		return got_errno(0);
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static struct result cq_busy(void)
+{
+	struct lone l;
+	int e;
+
+	LONE(&l);
+	e = ibv_destroy_cq(l.cq);
+	if (!e)
+		l.cq = NULL;
+	lone_free(&l);
+	return got_errno(e);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const struct row rows[] = {
+	{ "cq_too_many_cqes", ERRNO, EINVAL, cq_too_many_cqes },
+	{ "cq_zero_cqes", ERRNO, EINVAL, cq_zero_cqes },
+	{ "qp_too_many_send_wr", ERRNO, EINVAL, qp_too_many_send_wr },
+	{ "qp_too_many_recv_wr", ERRNO, EINVAL, qp_too_many_recv_wr },
+	{ "qp_too_many_send_sge", ERRNO, EINVAL, qp_too_many_sge },
+	{ "qp_too_many_recv_sge", ERRNO, EINVAL, qp_too_many_recv_sge },
+	{ "qp_inline_too_large", ERRNO, EINVAL, qp_inline_too_large },
+	{ "mr_remote_write_without_local_write", ERRNO, EINVAL, mr_remote_write_no_local },
+	{ "mr_remote_atomic_without_local_write", ERRNO, EINVAL, mr_remote_atomic_no_local },
+	{ "mr_unmapped_memory", ERRNO, EFAULT, mr_unmapped },
+	{ "mr_beyond_max_mr_size", ERRNO, EINVAL, mr_beyond_max_size },
+	{ "mr_wrapping_range", ERRNO, EINVAL, mr_wrapping_range },
+	{ "qp_reset_to_rts", ERRNO, EINVAL, qp_reset_to_rts },
+	{ "qp_reset_to_rtr", ERRNO, EINVAL, qp_reset_to_rtr },
+	{ "qp_init_missing_port", ERRNO, EINVAL, qp_init_missing_port },
+	{ "qp_init_bad_port", ERRNO, EINVAL, qp_init_bad_port },
+	{ "qp_init_bad_pkey_index", ERRNO, EINVAL, qp_init_bad_pkey_index },
+	{ "qp_init_mr_only_access_flag", ERRNO, EINVAL, qp_init_unknown_access },
+	{ "qp_rtr_bad_path_mtu", ERRNO, EINVAL, qp_rtr_bad_mtu },
+	{ "qp_rtr_path_mtu_above_port", ERRNO, EINVAL, qp_rtr_mtu_above_port },
+	{ "qp_rtr_rc_without_av", ERRNO, EINVAL, qp_rtr_no_av },
+	{ "qp_rtr_rc_without_dest_qpn", ERRNO, EINVAL, qp_rtr_no_dest_qpn },
+	{ "qp_rtr_av_without_grh", ERRNO, EINVAL, qp_rtr_av_no_grh },
+	{ "qp_rtr_bad_sgid_index", ERRNO, EINVAL, qp_rtr_bad_sgid_index },
+	{ "qp_rtr_max_dest_rd_atomic_too_big", ERRNO, EINVAL, qp_rtr_dest_rd_atomic_too_big },
+	{ "qp_rts_max_rd_atomic_too_big", ERRNO, EINVAL, qp_rts_rd_atomic_too_big },
+	{ "qp_rts_missing_sq_psn", ERRNO, EINVAL, qp_rts_missing_sq_psn },
+	{ "post_send_too_many_sge", ERRNO, EINVAL, post_too_many_sge },
+	{ "post_recv_too_many_sge", ERRNO, EINVAL, post_recv_too_many_sge },
+	{ "post_send_inline_too_large", ERRNO, EINVAL, post_inline_too_large },
+	{ "post_send_sq_overflow", ERRNO, ENOMEM, post_sq_overflow },
+	{ "post_send_reset_qp", ERRNO, EINVAL, post_send_reset_qp },
+	{ "post_recv_reset_qp", ERRNO, EINVAL, post_recv_reset_qp },
+	{ "wc_bad_lkey", WC, IBV_WC_LOC_PROT_ERR, wc_bad_lkey },
+	{ "wc_lkey_out_of_bounds", WC, IBV_WC_LOC_PROT_ERR, wc_lkey_out_of_bounds },
+	{ "wc_lkey_after_dereg", WC, IBV_WC_LOC_PROT_ERR, wc_lkey_after_dereg },
+	{ "wc_bad_rkey", WC, IBV_WC_REM_ACCESS_ERR, wc_bad_rkey },
+	{ "wc_rkey_after_dereg", WC, IBV_WC_REM_ACCESS_ERR, wc_rkey_after_dereg },
+	{ "wc_write_beyond_mr", WC, IBV_WC_REM_ACCESS_ERR, wc_write_beyond_mr },
+	{ "wc_write_mr_without_remote_write", WC, IBV_WC_REM_ACCESS_ERR,
+	  wc_write_mr_without_remote_write },
+	{ "wc_write_qp_without_remote_write", WC, IBV_WC_REM_ACCESS_ERR,
+	  wc_write_qp_without_remote_write },
+	{ "wc_read_qp_without_remote_read", WC, IBV_WC_REM_ACCESS_ERR,
+	  wc_read_qp_without_remote_read },
+	{ "wc_atomic_misaligned", WC, IBV_WC_REM_INV_REQ_ERR, wc_atomic_misaligned },
+	{ "wc_recv_too_small_requester", WC, IBV_WC_REM_INV_REQ_ERR,
+	  wc_recv_too_small_requester },
+	{ "wc_recv_too_small_responder", WC, IBV_WC_LOC_LEN_ERR, wc_recv_too_small_responder },
+	{ "wc_rnr_retry_exceeded", WC, IBV_WC_RNR_RETRY_EXC_ERR, wc_rnr_retry_exceeded },
+	{ "wc_flush_after_error", WC, IBV_WC_WR_FLUSH_ERR, wc_flush_after_error },
+	{ "ah_bad_gid_index", ERRNO, EINVAL, ah_bad_gid_index },
+	{ "ah_empty_gid_entry", ERRNO, EINVAL, ah_empty_gid_entry },
+	{ "ah_without_grh", ERRNO, EINVAL, ah_no_grh },
+	{ "pd_dealloc_with_mr", ERRNO, EBUSY, pd_busy },
+	{ "cq_destroy_with_qp", ERRNO, EBUSY, cq_busy },
+};
+
+int main(int argc, char **argv)
+{
+	const char *devname = NULL;
+	struct ibv_device **list;
+	int c, i, j, pass = 0, fail = 0, skip = 0;
+	size_t r;
+
+	while ((c = getopt(argc, argv, "d:g:v")) != -1) {
+		switch (c) {
+		case 'd': devname = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		case 'v': verbose = true; break;
+		default:
+			fprintf(stderr, "usage: misuse -d DEV -g GID_INDEX [-v] [ROW...]\n");
+			return 2;
+		}
+	}
+	if (!devname || gidx < 0) {
+		fprintf(stderr, "usage: misuse -d DEV -g GID_INDEX [-v] [ROW...]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), devname))
+			break;
+	if (!list || !list[i]) {
+		fprintf(stderr, "misuse: no device %s\n", devname);
+		return 2;
+	}
+	ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx || ibv_query_device(ctx, &dattr) || ibv_query_port(ctx, 1, &pattr)) {
+		fprintf(stderr, "misuse: cannot open %s: %s\n", devname, strerror(errno));
+		return 2;
+	}
+	if (verbose)
+		printf("misuse: %s max_cqe %d max_qp_wr %d max_sge %d max_mr_size 0x%llx "
+		       "atomic_cap %d gid_tbl_len %d max_mtu %d\n", devname,
+		       dattr.max_cqe, dattr.max_qp_wr, dattr.max_sge,
+		       (unsigned long long)dattr.max_mr_size, dattr.atomic_cap,
+		       pattr.gid_tbl_len, pattr.max_mtu);
+
+	for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const struct row *w = &rows[r];
+		struct result res;
+
+		if (optind < argc) {
+			for (j = optind; j < argc; j++)
+				if (!strcmp(argv[j], w->name))
+					break;
+			if (j == argc)
+				continue;
+		}
+		res = w->fn();
+		if (res.skip) {
+			printf("SKIP %s: %s\n", w->name, res.why);
+			skip++;
+		} else if (res.kind == w->kind && res.val == w->want) {
+			printf("PASS %s: expected %s, got %s\n", w->name,
+			       show(w->kind, w->want), show(res.kind, res.val));
+			pass++;
+		} else {
+			printf("FAIL %s: expected %s, got %s%s%s\n", w->name,
+			       show(w->kind, w->want),
+			       res.val < 0 ? "nothing" : show(res.kind, res.val),
+			       res.why[0] ? ": " : "", res.why);
+			fail++;
+		}
+	}
+	if (ibv_close_device(ctx)) {
+		printf("FAIL close_device: %s\n", strerror(errno));
+		fail++;
+	}
+	printf("misuse: %d passed, %d failed, %d skipped\n", pass, fail, skip);
+	return fail ? 1 : 0;
+}
