@@ -245,8 +245,9 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		wqe->wr_id = wr->wr_id;
 		wqe->num_sge = wr->num_sge;
 		wqe->reserved = 0;
-		memcpy(wqe + 1, wr->sg_list,
-		       wr->num_sge * sizeof(struct sroce_sge_abi));
+		if (wr->num_sge)
+			memcpy(wqe + 1, wr->sg_list,
+			       wr->num_sge * sizeof(struct sroce_sge_abi));
 		prod++;
 	}
 	if (prod != rq->ring.idx) {

@@ -174,12 +174,15 @@ static int sroce_build_send(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		/* Gathered now: the buffers are the caller's again on return. */
 		data = (uint8_t *)(wqe + 1);
 		for (i = 0; i < wr->num_sge; i++) {
+			if (!wr->sg_list[i].length)
+				continue;
 			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			data += wr->sg_list[i].length;
 		}
 		wqe->inline_len = len;
-	} else {
+	} else if (wr->num_sge) {
+		/* (sg_list may be NULL when num_sge is 0) */
 		wqe->num_sge = wr->num_sge;
 		memcpy(wqe + 1, wr->sg_list,
 		       wr->num_sge * sizeof(struct sroce_sge_abi));
@@ -427,7 +430,9 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	wqe->send_flags &= ~IBV_SEND_INLINE;
 	wqe->inline_len = 0;
 	wqe->num_sge = num_sge;
-	memcpy(wqe + 1, sg_list, num_sge * sizeof(struct sroce_sge_abi));
+	if (num_sge)
+		memcpy(wqe + 1, sg_list,
+		       num_sge * sizeof(struct sroce_sge_abi));
 }
 
 static void sroce_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
@@ -458,6 +463,8 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 	}
 	data = (uint8_t *)(wqe + 1);
 	for (i = 0; i < num_buf; i++) {
+		if (!buf_list[i].length)
+			continue;
 		memcpy(data, buf_list[i].addr, buf_list[i].length);
 		data += buf_list[i].length;
 	}

@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sroce.h"
@@ -37,6 +40,9 @@ static int passed, failed;
 static int memfd;
 static off_t memfd_len;
 static unsigned int doorbells;
+/* Threaded test: doorbells wake the fake kernel's SQ drainer. */
+static bool stress;
+static sem_t kick;
 static int doorbell_err;
 static struct ibv_context fake_ctx;
 
@@ -203,7 +209,9 @@ int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	if (wr)
 		return EINVAL;	/* the provider only ever rings */
-	doorbells++;
+	__atomic_fetch_add(&doorbells, 1, __ATOMIC_RELAXED);
+	if (stress)
+		sem_post(&kick);
 	return doorbell_err;
 }
 
@@ -610,6 +618,156 @@ static void test_qp_ex(void)
 	CHECK(sroce_destroy_qp(qp) == 0);
 }
 
+/*
+ * Threads against a fake kernel that drains the SQ as the real one must:
+ * set SROCE_SQ_DRAINING, consume to prod, clear the flag, full barrier,
+ * re-read prod and go on if it moved; it sleeps until a doorbell
+ * otherwise.  Two threads post, one polls.  A lost wake-up (a WQE left
+ * in the ring with nobody draining) hangs the test; lost or reordered
+ * completions fail it.
+ */
+#define STRESS_WRS	20000
+#define STRESS_THREADS	2
+
+static struct ibv_qp *stress_qp;
+static struct ibv_cq *stress_cq;
+static volatile bool stress_stop;
+
+static void *stress_kernel(void *arg)
+{
+	struct sroce_ring_ctl *sq = ksq.ctl;
+	struct sroce_send_wqe_abi *w;
+	struct sroce_cqe_abi *c;
+	uint32_t cons = 0, prod;
+
+	for (;;) {
+		sem_wait(&kick);
+		if (stress_stop)
+			return NULL;
+		__atomic_store_n(&sq->cons_flags, SROCE_SQ_DRAINING,
+				 __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		for (;;) {
+			prod = __atomic_load_n(&sq->prod, __ATOMIC_ACQUIRE);
+			while (cons != prod) {
+				w = kring_elem(&ksq, cons);
+				/* Wait for room in the CQ. */
+				while (kcq.ctl->prod -
+				       __atomic_load_n(&kcq.ctl->cons,
+						       __ATOMIC_ACQUIRE) >=
+				       kcq.abi.entries)
+					;
+				c = kring_elem(&kcq, kcq.ctl->prod);
+				memset(c, 0, sizeof(*c));
+				c->wr_id = w->wr_id;
+				__atomic_store_n(&kcq.ctl->prod,
+						 kcq.ctl->prod + 1,
+						 __ATOMIC_RELEASE);
+				cons++;
+				__atomic_store_n(&sq->cons, cons,
+						 __ATOMIC_RELEASE);
+			}
+			__atomic_store_n(&sq->cons_flags, 0, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&sq->prod, __ATOMIC_ACQUIRE) == cons)
+				break;
+			__atomic_store_n(&sq->cons_flags, SROCE_SQ_DRAINING,
+					 __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+static void *stress_poster(void *arg)
+{
+	uint64_t t = (uintptr_t)arg, i = 0;
+	struct ibv_send_wr wr[3], *bad;
+	int n, k, ret;
+
+	while (i < STRESS_WRS) {
+		n = 1 + i % 3;
+		if (i + n > STRESS_WRS)
+			n = STRESS_WRS - i;
+		for (k = 0; k < n; k++)
+			wr[k] = (struct ibv_send_wr){
+				.wr_id = t << 32 | (i + k),
+				.opcode = IBV_WR_SEND,
+				.next = k + 1 < n ? &wr[k + 1] : NULL };
+		ret = sroce_post_send(stress_qp, wr, &bad);
+		if (ret == ENOMEM)
+			i += bad - wr;	/* the rest again */
+		else if (ret)
+			return (void *)1;
+		else
+			i += n;
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	uint64_t next[STRESS_THREADS] = {}, t, seq;
+	pthread_t kt, pt[STRESS_THREADS];
+	unsigned int db0 = doorbells;
+	struct ibv_wc wc[16];
+	int i, n, got = 0;
+	bool order = true;
+	time_t deadline;
+	void *res;
+
+	next_cq_entries = 256;
+	next_sq_entries = 64;
+	stress_cq = sroce_create_cq(&fake_ctx, 256, NULL, 0);
+	stress_qp = make_qp(IBV_QPT_RC, 0);
+	CHECK(stress_cq && stress_qp);
+	if (!stress_cq || !stress_qp)
+		return;
+	stress = true;
+	sem_init(&kick, 0, 0);
+	pthread_create(&kt, NULL, stress_kernel, NULL);
+	for (i = 0; i < STRESS_THREADS; i++)
+		pthread_create(&pt[i], NULL, stress_poster,
+			       (void *)(uintptr_t)i);
+
+	deadline = time(NULL) + 30;
+	while (got < STRESS_THREADS * STRESS_WRS) {
+		n = sroce_poll_cq(stress_cq, 16, wc);
+		if (n < 0 || time(NULL) > deadline) {
+			/* A lost wake-up: say so instead of hanging. */
+			printf("threads: stuck at %d completions\n", got);
+			CHECK(!"all sends completed");
+			printf("provider-unit: %d passed, %d failed\n",
+			       passed, failed);
+			fflush(stdout);
+			_exit(1);
+		}
+		for (i = 0; i < n; i++) {
+			t = wc[i].wr_id >> 32;
+			seq = wc[i].wr_id & 0xffffffff;
+			if (t >= STRESS_THREADS || seq != next[t])
+				order = false;
+			else
+				next[t]++;
+		}
+		got += n;
+	}
+	for (i = 0; i < STRESS_THREADS; i++) {
+		pthread_join(pt[i], &res);
+		CHECK(!res);
+	}
+	stress_stop = true;
+	sem_post(&kick);
+	pthread_join(kt, NULL);
+	stress = false;
+
+	CHECK(got == STRESS_THREADS * STRESS_WRS);
+	CHECK(order);
+	printf("threads: %d sends, %u doorbells\n", got, doorbells - db0);
+	CHECK(doorbells - db0 <= (unsigned int)got);
+	CHECK(sroce_destroy_qp(stress_qp) == 0);
+	CHECK(sroce_destroy_cq(stress_cq) == 0);
+}
+
 int main(void)
 {
 	memfd = memfd_create("sroce-rings", 0);
@@ -624,6 +782,7 @@ int main(void)
 	test_post_recv();
 	test_post_send();
 	test_qp_ex();
+	test_threads();
 
 	printf("provider-unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

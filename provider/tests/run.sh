@@ -16,7 +16,7 @@ out=${BUILD:-$top/build}/provider
 mkdir -p "$out"
 ${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-sign-compare \
 	-Wno-unused-parameter -fsanitize=address,undefined \
-	-fno-sanitize-recover=all \
+	-fno-sanitize-recover=all -pthread \
 	-I"$src/build/include" -I"$src" -I"$top/kernel/uapi" -I"$top/provider" \
 	-o "$out/ring_test" "$top/provider/tests/ring_test.c" \
 	"$top"/provider/{ring,cq,qp,send,ah}.c
