@@ -55,7 +55,7 @@ void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type)
  * The IB MTU (payload per packet) a netdev MTU can carry, or 0 when even
  * 256 bytes do not fit.  See SROCE_ROCEV2_MAX_OVERHEAD.
  */
-static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
+enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
 {
 	enum ib_mtu mtu;
 

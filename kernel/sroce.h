@@ -79,6 +79,8 @@ struct sroce_dev {
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
+	/* qp.c: where the cyclic QPN allocation continues. */
+	u32			qp_next;
 
 	/* mr.c: next MR index to try, and the key byte generation. */
 	u32			mr_next;
@@ -203,6 +205,7 @@ int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev);
 int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type);
 void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type);
+enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
 
 /* ucontext.c */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -281,14 +284,17 @@ struct sroce_kqp {
 	u32			rq_cons;
 	u32			sq_prod;	/* kernel QPs only */
 	u32			rq_prod;	/* kernel QPs only */
+	u32			sq_seen;	/* prod as last read */
+	u32			rq_seen;
 	u32			sq_flags;	/* last cons_flags written */
 	u32			max_send_sge;
 	u32			max_recv_sge;
 	u32			max_inline;
 	bool			user;
+	bool			sq_sig_all;
 	bool			dying;		/* destroy started: no more core calls */
 	bool			sq_asked;	/* next_send found the SQ empty */
-	bool			broken;		/* a ring index was impossible */
+	u8			broken;		/* a ring index or WQE was impossible */
 	struct sroce_swqe	*swqe;		/* the core's SQ storage */
 	struct sroce_rd_res	*res;		/* RC responder resources */
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
@@ -306,6 +312,7 @@ static inline struct sroce_kqp *to_kqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_kqp, ibqp);
 }
 
+extern const struct ib_device_ops sroce_qp_verbs_ops;
 int sroce_qp_module_init(void);
 void sroce_qp_module_exit(void);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

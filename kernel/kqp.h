@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the QP glue: qp.c (the verbs), qp_ring.c (WQEs in
+ * and out of the shared rings) and qp_exec.c (running the protocol core:
+ * lock, timer, work, the core's side-effect operations).
+ */
+#ifndef SROCE_KQP_H
+#define SROCE_KQP_H
+
+#include "sroce.h"
+
+/*
+ * Packets the posting thread sends itself before handing the rest to the
+ * work (latency of small messages vs. time spent in post_send), and
+ * packets per work pass before the work requeues itself (fairness among
+ * QPs; the pass runs with bottom halves disabled).
+ */
+#define SROCE_QP_INLINE_BUDGET	16
+#define SROCE_QP_WORK_BUDGET	64
+/* The network refused a packet: try again this much later, not at once. */
+#define SROCE_QP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
+
+/* kqp->broken: a ring held an impossible index or WQE. */
+enum {
+	SROCE_KQP_SOUND,
+	SROCE_KQP_BROKEN,	/* found inside a core call; not yet acted on */
+	SROCE_KQP_ERRORED,	/* moved to ERR, QP_FATAL raised */
+};
+
+/* qp_ring.c */
+int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out);
+int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out);
+bool sroce_kqp_sq_has_more(const struct sroce_kqp *kqp);
+void sroce_kqp_rings_reset(struct sroce_kqp *kqp);
+void sroce_kqp_sq_set_draining(struct sroce_kqp *kqp, bool on);
+u32 sroce_kqp_sq_stride(u32 max_sge, u32 max_inline);
+u32 sroce_kqp_rq_stride(u32 max_sge);
+
+/* qp_exec.c */
+extern const struct sroce_qp_ops sroce_kqp_core_ops;
+void sroce_kqp_exec_init(struct sroce_kqp *kqp);
+void sroce_kqp_exec_stop(struct sroce_kqp *kqp);
+bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now);
+void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
+		      u64 now);
+void sroce_kqp_event(struct sroce_kqp *kqp, enum ib_event_type type);
+enum sroce_qp_state sroce_kqp_state(const struct sroce_kqp *kqp);
+
+/* GSI is a UD QP with QPN 1. */
+static inline bool sroce_kqp_is_ud(const struct sroce_kqp *kqp)
+{
+	return kqp->ibqp.qp_type == IB_QPT_UD || kqp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/* Every call into kqp->core is made between these two. */
+static inline void sroce_kqp_lock(struct sroce_kqp *kqp)
+	__acquires(&kqp->lock)
+{
+	rcu_read_lock();
+	spin_lock_bh(&kqp->lock);
+}
+
+static inline void sroce_kqp_unlock(struct sroce_kqp *kqp)
+	__releases(&kqp->lock)
+{
+	spin_unlock_bh(&kqp->lock);
+	rcu_read_unlock();
+}
+
+#endif /* SROCE_KQP_H */

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: the verbs that create, modify, query and destroy them.
+ * The protocol (state machine, requester, responder, completer) is the
+ * core's (proto/qp.h); this file sizes and allocates what the core and
+ * the rings need and translates verbs attributes.  Running the core is
+ * qp_exec.c's job, moving WQEs through the rings qp_ring.c's.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "kqp.h"
+
+/* ib_qp_attr_mask bits we implement: the IBA ones up to DEST_QPN, no APM. */
+#define SROCE_KQP_MODIFY_MASK	(GENMASK(20, 0) & ~IB_QP_ALT_PATH)
+
+static_assert((int)IB_QP_DEST_QPN == (int)SROCE_QP_DEST_QPN);
+static_assert(IB_QPS_ERR == (int)SROCE_QPS_ERR);
+static_assert(IB_QPT_RC == (int)SROCE_QPT_RC &&
+	      IB_QPT_UC == (int)SROCE_QPT_UC &&
+	      IB_QPT_UD == (int)SROCE_QPT_UD);
+
+/* The active MTU of the port as an ib_mtu (the port reports 256 minimum). */
+static enum ib_mtu sroce_kqp_port_mtu(struct sroce_dev *sdev)
+{
+	enum ib_mtu mtu = sroce_mtu_from_netdev(READ_ONCE(sdev->ndev->mtu));
+
+	return mtu ? mtu : IB_MTU_256;
+}
+
+static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
+				struct ib_udata *udata)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags || init->srq || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
+		return -EINVAL;
+	if (udata) {
+		/* No driver input is defined; refuse what we cannot parse. */
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		if (udata->outlen < sizeof(struct sroce_create_qp_resp))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Size both rings from the requested caps and report what they hold: at
+ * least what was asked, since entries and strides round up.
+ */
+static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
+{
+	u32 sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
+	u32 rq_entries = roundup_pow_of_two(max(cap->max_recv_wr, 1u));
+	u32 stride, room;
+	int err;
+
+	stride = sroce_kqp_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	room = stride - sizeof(struct sroce_send_wqe_abi);
+	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
+				  room / sizeof(struct sroce_sge_abi));
+	kqp->max_inline = min_t(u32, SROCE_MAX_INLINE_DATA, room);
+	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride);
+	if (err)
+		return err;
+
+	stride = sroce_kqp_rq_stride(cap->max_recv_sge);
+	room = stride - sizeof(struct sroce_recv_wqe_abi);
+	kqp->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
+				  room / sizeof(struct sroce_sge_abi));
+	err = sroce_ring_alloc(&kqp->rq, rq_entries, stride);
+	if (err) {
+		sroce_ring_free(&kqp->sq);
+		return err;
+	}
+
+	cap->max_send_wr = sq_entries;
+	cap->max_recv_wr = rq_entries;
+	cap->max_send_sge = kqp->max_send_sge;
+	cap->max_recv_sge = kqp->max_recv_sge;
+	cap->max_inline_data = kqp->max_inline;
+	return 0;
+}
+
+static void sroce_kqp_free(struct sroce_kqp *kqp)
+{
+	sroce_ring_free(&kqp->sq);
+	sroce_ring_free(&kqp->rq);
+	kvfree(kqp->swqe);
+	kvfree(kqp->res);
+}
+
+static int sroce_kqp_expose(struct sroce_kqp *kqp, struct ib_udata *udata)
+{
+	struct sroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	err = sroce_ring_expose(&kqp->sq, &uc->ibuc, &resp.sq);
+	if (!err)
+		err = sroce_ring_expose(&kqp->rq, &uc->ibuc, &resp.rq);
+	if (err)
+		return err;
+	resp.max_inline_data = kqp->max_inline;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+	struct sroce_qp_init_attr ia = {};
+	u32 qpn;
+	int err;
+
+	err = sroce_kqp_check_init(init, udata);
+	if (err)
+		return err;
+	err = sroce_obj_add(sdev, SROCE_OBJ_QP);
+	if (err)
+		return err;
+
+	kqp->sdev = sdev;
+	kqp->user = !!udata;
+	sroce_kqp_exec_init(kqp);
+	err = sroce_kqp_alloc_rings(kqp, &init->cap);
+	if (err)
+		goto err_obj;
+	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), GFP_KERNEL);
+	if (init->qp_type == IB_QPT_RC)
+		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
+				    GFP_KERNEL);
+	if (!kqp->swqe || (init->qp_type == IB_QPT_RC && !kqp->res)) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	/* Reserve the QPN now, publish the QP only once it is complete. */
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		err = xa_insert_bh(&sdev->qps, qpn, NULL, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic_bh(&sdev->qps, &qpn, NULL,
+					 XA_LIMIT(2, SROCE_QPN_MASK),
+					 &sdev->qp_next, GFP_KERNEL);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		goto err_free;
+	ibqp->qp_num = qpn;
+
+	ia.type = init->qp_type == IB_QPT_GSI ? SROCE_QPT_UD :
+		  (enum sroce_qp_type)init->qp_type;
+	ia.qpn = qpn;
+	ia.sq = kqp->swqe;
+	ia.sq_size = kqp->sq.entries;
+	ia.res = kqp->res;
+	ia.max_res = kqp->res ? SROCE_MAX_RD_ATOMIC : 0;
+	ia.sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	ia.ud_mtu = sroce_kqp_port_mtu(sdev);
+	ia.ops = &sroce_kqp_core_ops;
+	ia.ctx = kqp;
+	err = sroce_qp_init(&kqp->core, &ia);
+	if (err)
+		goto err_qpn;
+
+	if (udata) {
+		err = sroce_kqp_expose(kqp, udata);
+		if (err)
+			goto err_qpn;
+	}
+	xa_store_bh(&sdev->qps, qpn, kqp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase_bh(&sdev->qps, qpn);
+err_free:
+	sroce_kqp_free(kqp);
+err_obj:
+	sroce_obj_del(sdev, SROCE_OBJ_QP);
+	return err;
+}
+
+/* The UDP source port of an RC/UC QP: the flow label's, or the QP pair's. */
+static u16 sroce_kqp_src_port(const struct sroce_kqp *kqp, u32 dest_qpn)
+{
+	if (kqp->av.flow_label)
+		return rdma_flow_label_to_udp_sport(kqp->av.flow_label);
+	return sroce_net_src_port(kqp->ibqp.qp_num, dest_qpn);
+}
+
+static void sroce_kqp_attr_in(struct sroce_dev *sdev,
+			      const struct ib_qp_attr *attr, int mask,
+			      struct sroce_qp_attr *a)
+{
+	a->qp_state = (enum sroce_qp_state)attr->qp_state;
+	a->cur_qp_state = (enum sroce_qp_state)attr->cur_qp_state;
+	a->path_mtu = attr->path_mtu;
+	/* Never more than the netdev carries; a bad value is the core's. */
+	if ((mask & IB_QP_PATH_MTU) && attr->path_mtu >= IB_MTU_256 &&
+	    attr->path_mtu <= IB_MTU_4096)
+		a->path_mtu = min(attr->path_mtu, sroce_kqp_port_mtu(sdev));
+	a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	a->max_rd_atomic = attr->max_rd_atomic;
+	a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a->min_rnr_timer = attr->min_rnr_timer;
+	a->port_num = attr->port_num;
+	a->timeout = attr->timeout;
+	a->retry_cnt = attr->retry_cnt;
+	a->rnr_retry = attr->rnr_retry;
+	a->pkey_index = attr->pkey_index;
+	/* The one-entry table (device.c) holds the default full P_Key. */
+	a->pkey = IB_DEFAULT_PKEY_FULL;
+	a->qkey = attr->qkey;
+	a->rq_psn = attr->rq_psn;
+	a->sq_psn = attr->sq_psn;
+	a->dest_qp_num = attr->dest_qp_num;
+	a->qp_access_flags = attr->qp_access_flags &
+			     (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+}
+
+/*
+ * modify_qp: the core validates the transition, the mask for the QP type
+ * and the values (ib_modify_qp_is_ok and more) and applies them
+ * atomically; only what the core does not know is checked here.
+ */
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+	struct sroce_qp_attr a = {}, cur;
+	struct sroce_av av;
+	u64 now;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (mask & ~SROCE_KQP_MODIFY_MASK)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		err = sroce_av_from_attr(sdev, &attr->ah_attr, &av);
+		if (err)
+			return err;
+	}
+	sroce_kqp_attr_in(sdev, attr, mask, &a);
+
+	sroce_kqp_lock(kqp);
+	now = ktime_get_ns();
+	err = sroce_qp_modify(&kqp->core, &a, mask, now);
+	if (!err) {
+		if (mask & IB_QP_AV)
+			kqp->av = av;
+		if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
+			sroce_qp_query(&kqp->core, &cur);
+			kqp->src_port = sroce_kqp_src_port(kqp,
+							   cur.dest_qp_num);
+		}
+		if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET)
+			sroce_kqp_rings_reset(kqp);
+		/* WQEs posted before RTS, or a flush to finish. */
+		sroce_kqp_settle(kqp, false, true, now);
+	}
+	sroce_kqp_unlock(kqp);
+	return err;
+}
+
+/* The RC/UC address vector back as an rdma_ah_attr (no sgid_attr). */
+static void sroce_kqp_av_out(const struct sroce_av *av,
+			     struct rdma_ah_attr *ah)
+{
+	union ib_gid dgid;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah, SROCE_PORT);
+	rdma_ah_set_sl(ah, av->sl);
+	if (av->family == AF_INET)
+		ipv6_addr_set_v4mapped(av->daddr.v4,
+				       (struct in6_addr *)dgid.raw);
+	else
+		memcpy(dgid.raw, &av->daddr.v6, sizeof(dgid.raw));
+	rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
+			av->hop_limit, av->tclass);
+	memcpy(ah->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+	struct sroce_qp_attr a;
+	struct sroce_av av;
+
+	sroce_kqp_lock(kqp);
+	sroce_qp_query(&kqp->core, &a);
+	av = kqp->av;
+	sroce_kqp_unlock(kqp);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = (enum ib_qp_state)a.qp_state;
+	attr->cur_qp_state = (enum ib_qp_state)a.cur_qp_state;
+	attr->path_mtu = a.path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = a.qkey;
+	attr->rq_psn = a.rq_psn;
+	attr->sq_psn = a.sq_psn;
+	attr->dest_qp_num = a.dest_qp_num;
+	attr->qp_access_flags = a.qp_access_flags;
+	attr->pkey_index = a.pkey_index;
+	attr->en_sqd_async_notify = a.en_sqd_async_notify;
+	attr->sq_draining = a.sq_draining;
+	attr->max_rd_atomic = a.max_rd_atomic;
+	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
+	attr->min_rnr_timer = a.min_rnr_timer;
+	attr->port_num = SROCE_PORT;
+	attr->timeout = a.timeout;
+	attr->retry_cnt = a.retry_cnt;
+	attr->rnr_retry = a.rnr_retry;
+	if (!sroce_kqp_is_ud(kqp) && av.family)
+		sroce_kqp_av_out(&av, &attr->ah_attr);
+	attr->cap.max_send_wr = kqp->sq.entries;
+	attr->cap.max_recv_wr = kqp->rq.entries;
+	attr->cap.max_send_sge = kqp->max_send_sge;
+	attr->cap.max_recv_sge = kqp->max_recv_sge;
+	attr->cap.max_inline_data = kqp->max_inline;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = kqp->core.sq_sig_all ? IB_SIGNAL_ALL_WR :
+						   IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = SROCE_PORT;
+	return 0;
+}
+
+/*
+ * A destroyed QP completes nothing more: its WQEs vanish with it (verbs
+ * leaves flushing to the consumer, ib_drain_qp).  Contract 1's order:
+ * unpublish, stop the timer and work, wait for RX readers, free.
+ */
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	sroce_kqp_exec_stop(kqp);
+	synchronize_rcu();
+	sroce_counters_retire_qp(sdev, &kqp->core.stats);
+	sroce_kqp_free(kqp);
+	sroce_obj_del(sdev, SROCE_OBJ_QP);
+	return 0;
+}
+
+const struct ib_device_ops sroce_qp_verbs_ops = {
+	.create_qp = sroce_create_qp,
+	.destroy_qp = sroce_destroy_qp,
+	.modify_qp = sroce_modify_qp,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.query_qp = sroce_query_qp,
+
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_kqp, ibqp),
+};

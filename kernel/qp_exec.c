@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Running the protocol core of each QP: its lock, its one timer, its work
+ * item, the side-effect operations the core calls back, and the receive
+ * entry net.c calls.  Documentation/datapath.rst, "Scheduling".
+ *
+ * The core never sleeps, allocates or reads a clock; all of that is here.
+ * Every core call is made inside rcu_read_lock() with the QP's lock held
+ * (sroce_kqp_lock), so memory found through sdev->mrs and sdev->ahs stays
+ * valid for the whole call, and one QP is never run on two CPUs at once.
+ */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "kqp.h"
+
+/*
+ * Unbound: a pass may send a burst of packets, and the scheduler is
+ * better than "the CPU the packet or doorbell arrived on" at spreading
+ * busy QPs.  WQ_MEM_RECLAIM: storage and NFS over RDMA write back pages
+ * through us, so a pass must be able to run when no worker can be
+ * created (the rescuer runs it).
+ */
+static struct workqueue_struct *sroce_qp_wq;
+
+int sroce_qp_module_init(void)
+{
+	sroce_qp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				      0);
+	return sroce_qp_wq ? 0 : -ENOMEM;
+}
+
+void sroce_qp_module_exit(void)
+{
+	destroy_workqueue(sroce_qp_wq);
+}
+
+enum sroce_qp_state sroce_kqp_state(const struct sroce_kqp *kqp)
+{
+	struct sroce_qp_attr a;
+
+	sroce_qp_query(&kqp->core, &a);
+	return a.qp_state;
+}
+
+void sroce_kqp_event(struct sroce_kqp *kqp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = kqp->ibqp.device,
+		.element.qp = &kqp->ibqp,
+		.event = type,
+	};
+
+	if (kqp->ibqp.event_handler)
+		kqp->ibqp.event_handler(&ev, kqp->ibqp.qp_context);
+}
+
+/* Lock held: a pass must run soon.  The work keeps the SQ "draining". */
+static void sroce_kqp_queue(struct sroce_kqp *kqp)
+{
+	if (kqp->dying)
+		return;
+	sroce_kqp_sq_set_draining(kqp, true);
+	queue_work(sroce_qp_wq, &kqp->work);
+}
+
+/* Lock held: re-arm the timer at the core's deadline or the TX retry. */
+static void sroce_kqp_arm(struct sroce_kqp *kqp)
+{
+	u64 d = min(sroce_qp_next_deadline(&kqp->core), kqp->retry_ns);
+
+	if (kqp->dying || d == kqp->timer_ns)
+		return;
+	kqp->timer_ns = d;
+	if (d == U64_MAX)
+		hrtimer_try_to_cancel(&kqp->timer);
+	else
+		hrtimer_start(&kqp->timer, ns_to_ktime(d), HRTIMER_MODE_ABS);
+}
+
+/* Hard interrupt context: the core runs only from the work. */
+static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
+{
+	struct sroce_kqp *kqp = container_of(t, struct sroce_kqp, timer);
+
+	queue_work(sroce_qp_wq, &kqp->work);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Lock held: a ring was found broken inside the last core call.  The core
+ * cannot be re-entered from its own callback, so the QP is errored here,
+ * after the call: every WQE it holds is flushed and the consumer told.
+ */
+static void sroce_kqp_check_broken(struct sroce_kqp *kqp, u64 now)
+{
+	if (likely(kqp->broken != SROCE_KQP_BROKEN))
+		return;
+	kqp->broken = SROCE_KQP_ERRORED;
+	sroce_qp_flush(&kqp->core, now);
+	sroce_kqp_event(kqp, IB_EVENT_QP_FATAL);
+}
+
+/*
+ * Lock held: run the requester and pending responses for @budget packets.
+ * True if a further pass is due at once: the budget ran out, or WQEs were
+ * pulled without the SQ being seen empty (the budget may have ended on a
+ * message boundary, where the core cannot tell that the ring has more).
+ */
+bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now)
+{
+	u32 cons = kqp->sq_cons;
+	bool more;
+
+	kqp->sq_asked = false;
+	more = sroce_qp_kick(&kqp->core, budget, now);
+	sroce_kqp_check_broken(kqp, now);
+	return more || (!kqp->sq_asked && kqp->sq_cons != cons &&
+			sroce_kqp_sq_has_more(kqp));
+}
+
+/*
+ * Lock held, after any core call outside the work: queue a pass if the
+ * call left work (@more from sroce_kqp_kick, the core's pending(), or,
+ * with @sq_check, posted WQEs the core may now be able to take), and
+ * re-arm the timer.  A pass queued while ops->emit is refusing packets
+ * finds pending() still true and backs off (sroce_kqp_pass), so this
+ * never spins.
+ */
+void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
+		      u64 now)
+{
+	sroce_kqp_check_broken(kqp, now);
+	if (more || sroce_qp_pending(&kqp->core) ||
+	    (sq_check && sroce_kqp_sq_has_more(kqp)))
+		sroce_kqp_queue(kqp);
+	sroce_kqp_arm(kqp);
+}
+
+/*
+ * One pass of the work, lock held.  Returns true to requeue.
+ *
+ * A user SQ's SROCE_SQ_DRAINING flag stays set while a pass is queued or
+ * running.  At the end the flag is cleared, then (full barrier, pairing
+ * with the provider's between its prod store and its flag load) prod is
+ * read again: WQEs posted in between were not rung for, so they are
+ * taken now.  Only if the core asked for more and found the ring empty,
+ * though: a core that stopped pulling (window full, fence, not RTS) is
+ * restarted by the ACK, timer or modify_qp that unblocks it, each of
+ * which looks at the ring (sq_check), and must not be spun on here.
+ */
+static bool sroce_kqp_pass(struct sroce_kqp *kqp)
+{
+	struct sroce_qp *qp = &kqp->core;
+	u64 now;
+
+	if (kqp->dying)
+		return false;
+	for (;;) {
+		now = ktime_get_ns();
+		if (now >= kqp->timer_ns)
+			kqp->timer_ns = U64_MAX;	/* it fired */
+		if (now >= kqp->retry_ns)
+			kqp->retry_ns = U64_MAX;
+		if (sroce_qp_next_deadline(qp) <= now)
+			sroce_qp_on_deadline(qp, now);
+		if (sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now)) {
+			sroce_kqp_arm(kqp);
+			return true;
+		}
+		if (sroce_qp_pending(qp)) {
+			/* ops->emit refused: retry later, do not spin. */
+			kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
+			break;
+		}
+		if (!kqp->user)
+			break;
+		sroce_kqp_sq_set_draining(kqp, false);
+		smp_mb();	/* flag store before the prod load */
+		if (!kqp->sq_asked || !sroce_kqp_sq_has_more(kqp))
+			break;
+		sroce_kqp_sq_set_draining(kqp, true);
+	}
+	sroce_kqp_arm(kqp);
+	return false;
+}
+
+static void sroce_kqp_work(struct work_struct *work)
+{
+	struct sroce_kqp *kqp = container_of(work, struct sroce_kqp, work);
+	bool again;
+
+	sroce_kqp_lock(kqp);
+	again = sroce_kqp_pass(kqp);
+	sroce_kqp_unlock(kqp);
+	/* Requeue rather than loop: other QPs' passes get their turn. */
+	if (again)
+		queue_work(sroce_qp_wq, &kqp->work);
+}
+
+void sroce_kqp_exec_init(struct sroce_kqp *kqp)
+{
+	spin_lock_init(&kqp->lock);
+	hrtimer_init(&kqp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	kqp->timer.function = sroce_kqp_timer;
+	kqp->timer_ns = U64_MAX;
+	kqp->retry_ns = U64_MAX;
+	INIT_WORK(&kqp->work, sroce_kqp_work);
+}
+
+/*
+ * Destroy: no core call after this returns.  @dying is set under the
+ * lock, so no pass or settle arms the timer or queues the work after it;
+ * what was armed or queued before is cancelled (a running work finishes
+ * first, and cancel_work_sync also stops it requeueing itself).  The
+ * caller has taken the QP out of sdev->qps and waits for RCU readers.
+ */
+void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
+{
+	spin_lock_bh(&kqp->lock);
+	kqp->dying = true;
+	spin_unlock_bh(&kqp->lock);
+	hrtimer_cancel(&kqp->timer);
+	cancel_work_sync(&kqp->work);
+}
+
+enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
+				 const struct sroce_pkt *pkt,
+				 struct sroce_rx *rx)
+{
+	struct sroce_kqp *kqp;
+	enum sroce_drop why;
+	u64 now;
+
+	kqp = xa_load(&sdev->qps, pkt->h.bth.dqpn);
+	if (!kqp)
+		return SROCE_DROP_UNKNOWN_QP;
+	spin_lock_bh(&kqp->lock);
+	if (kqp->dying) {
+		why = SROCE_DROP_UNKNOWN_QP;
+	} else {
+		now = ktime_get_ns();
+		why = sroce_qp_rx(&kqp->core, pkt, rx, now);
+		/*
+		 * Only an ACK or response can unblock a requester that left
+		 * WQEs in the ring; a request cannot, so skip the ring read.
+		 */
+		sroce_kqp_settle(kqp, false,
+				 !(pkt->op->flags & SROCE_OPF_REQ), now);
+	}
+	spin_unlock_bh(&kqp->lock);
+	return why;
+}
+
+/* ---- The core's side-effect operations ---- */
+
+static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
+				u32 len, u32 access, struct sroce_mem_ref *out)
+{
+	struct sroce_kqp *kqp = ctx;
+
+	/* enum sroce_access is ib_access_flags; 0 is a local read. */
+	return sroce_mem_access(kqp->sdev, kqp->ibqp.pd, key, remote, va, len,
+				access, out) ? 1 : 0;
+}
+
+/*
+ * RC/UC go to the QP's address vector; UD to the WQE's AH, copied out of
+ * sdev->ahs now (the AH may be destroyed at any time).  A packet for an
+ * AH that no longer exists is dropped and counted: UD is unreliable and
+ * the WQE still completes, as if the fabric had lost it.
+ */
+static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
+{
+	struct sroce_kqp *kqp = ctx;
+	struct sroce_dev *sdev = kqp->sdev;
+	struct sroce_av av;
+	u32 dqpn;
+	int err;
+
+	if (!sroce_kqp_is_ud(kqp))
+		return sroce_net_xmit(sdev, &kqp->av, kqp->src_port, pkt) ?
+		       1 : 0;
+	if (sroce_ah_get_av(sdev, kqp->ibqp.pd, pkt->ah, &av)) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+		return 0;
+	}
+	/* BTH bytes 5..7: DestQP; one source port per QP pair. */
+	dqpn = (u32)pkt->hdr[5] << 16 | (u32)pkt->hdr[6] << 8 | pkt->hdr[7];
+	err = sroce_net_xmit(sdev, &av,
+			     sroce_net_src_port(kqp->ibqp.qp_num, dqpn), pkt);
+	return err ? 1 : 0;
+}
+
+static int sroce_kqp_copy_in(void *ctx, const struct sroce_mem_ref *dst,
+			     u32 off, const void *payload, u32 payload_off,
+			     u32 len)
+{
+	const struct sroce_rx *rx = payload;
+	u32 k;
+
+	if (payload_off >= SROCE_COPY_GRH) {
+		k = payload_off - SROCE_COPY_GRH;
+		if (k > SROCE_GRH_LEN || len > SROCE_GRH_LEN - k)
+			return 1;
+		return sroce_mem_copy_to(dst, off, rx->grh + k, len) ? 1 : 0;
+	}
+	return sroce_net_copy_payload(rx, payload_off, dst, off, len) ? 1 : 0;
+}
+
+static int sroce_kqp_store(void *ctx, const struct sroce_mem_ref *dst,
+			   u32 off, const void *src, u32 len)
+{
+	return sroce_mem_copy_to(dst, off, src, len) ? 1 : 0;
+}
+
+static int sroce_kqp_atomic(void *ctx, const struct sroce_mem_ref *dst,
+			    u8 op, u64 cmp, u64 swap_add, u64 *orig)
+{
+	return sroce_mem_atomic(dst, op, cmp, swap_add, orig) ? 1 : 0;
+}
+
+static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
+{
+	struct sroce_kqp *kqp = ctx;
+	struct ib_cq *ibcq = cqe->is_recv ? kqp->ibqp.recv_cq :
+					    kqp->ibqp.send_cq;
+
+	/* An overflow errors the CQ and is reported by cq.c, not here. */
+	sroce_cq_add(to_scq(ibcq), &kqp->ibqp, cqe);
+}
+
+/* enum sroce_qp_event takes ib_event_type's values. */
+static void sroce_kqp_core_event(void *ctx, enum sroce_qp_event ev)
+{
+	sroce_kqp_event(ctx, (enum ib_event_type)ev);
+}
+
+const struct sroce_qp_ops sroce_kqp_core_ops = {
+	.next_send	= sroce_kqp_next_send,
+	.recv_wqe	= sroce_kqp_recv_wqe,
+	.mem_access	= sroce_kqp_mem_access,
+	.emit		= sroce_kqp_emit,
+	.copy_in	= sroce_kqp_copy_in,
+	.store		= sroce_kqp_store,
+	.atomic		= sroce_kqp_atomic,
+	.complete	= sroce_kqp_complete,
+	.event		= sroce_kqp_core_event,
+	/* Memory windows and fast-reg invalidation: issue 8. */
+	.invalidate	= NULL,
+};
+
+static_assert((int)SROCE_EVENT_QP_FATAL == IB_EVENT_QP_FATAL);
+static_assert((int)SROCE_EVENT_QP_REQ_ERR == IB_EVENT_QP_REQ_ERR);
+static_assert((int)SROCE_EVENT_QP_ACCESS_ERR == IB_EVENT_QP_ACCESS_ERR);
+static_assert((int)SROCE_EVENT_COMM_EST == IB_EVENT_COMM_EST);
+static_assert((int)SROCE_EVENT_SQ_DRAINED == IB_EVENT_SQ_DRAINED);
+static_assert((int)SROCE_EVENT_QP_LAST_WQE_REACHED ==
+	      IB_EVENT_QP_LAST_WQE_REACHED);
+static_assert((int)SROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * WQEs in and out of a QP's shared rings (layout: uapi/sroce-abi.h).
+ * Kernel consumers post into the same ring format user space does, so
+ * the core sees one producer interface: ops->next_send and
+ * ops->recv_wqe, both called with the QP lock held.
+ *
+ * A user ring is untrusted memory the process may rewrite at any time:
+ * its prod is read once per batch and checked against our own consumer
+ * index, each WQE is copied out whole before any field is looked at, and
+ * only the copy is validated and converted.  Documentation/datapath.rst,
+ * "Ring consumption".
+ */
+#include <linux/log2.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "kqp.h"
+
+/* Not an opcode: makes the core complete the WQE with LOC_QP_OP_ERR. */
+#define SROCE_KQP_BAD_OPCODE	0xff
+
+#define SROCE_KQP_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+static_assert(sizeof(struct sroce_send_wqe_abi) == 56);
+static_assert(sizeof(struct sroce_recv_wqe_abi) == 16);
+static_assert(sizeof(struct sroce_sge_abi) == 16);
+static_assert((int)IB_SEND_FENCE == (int)SROCE_SEND_FENCE &&
+	      (int)IB_SEND_SIGNALED == (int)SROCE_SEND_SIGNALED &&
+	      (int)IB_SEND_SOLICITED == (int)SROCE_SEND_SOLICITED &&
+	      (int)IB_SEND_INLINE == (int)SROCE_SEND_INLINE);
+
+u32 sroce_kqp_sq_stride(u32 max_sge, u32 max_inline)
+{
+	return roundup_pow_of_two(sizeof(struct sroce_send_wqe_abi) +
+				  max(max_sge * sizeof(struct sroce_sge_abi),
+				      (size_t)max_inline));
+}
+
+u32 sroce_kqp_rq_stride(u32 max_sge)
+{
+	return roundup_pow_of_two(sizeof(struct sroce_recv_wqe_abi) +
+				  max_sge * sizeof(struct sroce_sge_abi));
+}
+
+/* kqp->wqe_copy holds the largest element either ring can have. */
+static_assert(sizeof(struct sroce_send_wqe_abi) + SROCE_MAX_INLINE_DATA <=
+	      SROCE_MAX_WQE_STRIDE);
+static_assert(sizeof(struct sroce_send_wqe_abi) +
+	      SROCE_MAX_SGE * sizeof(struct sroce_sge_abi) <=
+	      SROCE_MAX_WQE_STRIDE);
+static_assert(sizeof(struct sroce_recv_wqe_abi) +
+	      SROCE_MAX_SGE * sizeof(struct sroce_sge_abi) <=
+	      SROCE_MAX_WQE_STRIDE);
+
+/* The producer's index: ours for a kernel QP, the provider's for a user QP. */
+static u32 sroce_kqp_prod(const struct sroce_kqp *kqp,
+			  const struct sroce_ring *r, u32 kprod)
+{
+	/* Pairs with the provider's store-release of prod. */
+	return kqp->user ? smp_load_acquire(&r->ctl->prod) : kprod;
+}
+
+bool sroce_kqp_sq_has_more(const struct sroce_kqp *kqp)
+{
+	if (kqp->broken)
+		return false;
+	return (kqp->user ? READ_ONCE(kqp->sq.ctl->prod) : kqp->sq_prod) !=
+	       kqp->sq_cons;
+}
+
+/* User SQ: tell the provider whether it needs to ring (uapi header). */
+void sroce_kqp_sq_set_draining(struct sroce_kqp *kqp, bool on)
+{
+	u32 flags = on ? SROCE_SQ_DRAINING : 0;
+
+	if (!kqp->user || kqp->sq_flags == flags)
+		return;
+	kqp->sq_flags = flags;
+	WRITE_ONCE(kqp->sq.ctl->cons_flags, flags);
+	/*
+	 * Setting: flag store before the pass's prod load, so that a post
+	 * that saw the flag set is seen by the pass.  (The pass orders
+	 * its own clearing.)
+	 */
+	if (on)
+		smp_mb(); /* pairs with the provider's prod-store/flag-load mb */
+}
+
+/*
+ * The next element to consume, or NULL if the ring is empty (@asked) or
+ * broken.  @seen caches the producer index of the last read, so that
+ * prod is read once per batch, not once per WQE.
+ */
+static void *sroce_kqp_ring_next(struct sroce_kqp *kqp, struct sroce_ring *r,
+				 u32 kprod, u32 cons, u32 *seen, bool *asked)
+{
+	u32 prod;
+
+	if (kqp->broken)
+		return NULL;
+	if (cons == *seen) {
+		prod = sroce_kqp_prod(kqp, r, kprod);
+		if (prod - cons > r->entries) {
+			kqp->broken = SROCE_KQP_BROKEN;
+			return NULL;
+		}
+		*seen = prod;
+		if (prod == cons) {
+			if (asked)
+				*asked = true;
+			return NULL;
+		}
+	}
+	/* One copy; from here on only the copy is read. */
+	memcpy(kqp->wqe_copy, sroce_ring_elem(r, cons), r->stride);
+	return kqp->wqe_copy;
+}
+
+/* Publish our consumer index; the slot may be reused from now on. */
+static void sroce_kqp_ring_release(struct sroce_ring *r, u32 cons)
+{
+	/* The copy is complete before the producer may overwrite the slot. */
+	smp_store_release(&r->ctl->cons, cons);
+}
+
+/*
+ * Convert a copied send WQE.  A malformed one is not an error of the
+ * ring: it becomes a WQE the core completes in error, in order, as a
+ * hardware device would (LOC_QP_OP_ERR, or LOC_LEN_ERR for inline data).
+ */
+static void sroce_kqp_conv_send(const struct sroce_kqp *kqp,
+				const struct sroce_send_wqe_abi *a,
+				struct sroce_send_wqe *w)
+{
+	u32 room = kqp->sq.stride - sizeof(*a);
+	const void *tail = a + 1;
+
+	w->wr_id = a->wr_id;
+	w->opcode = a->opcode;
+	w->send_flags = a->send_flags;
+	w->num_sge = 0;
+	w->inline_len = 0;
+	w->ex = 0;
+	if (a->send_flags & ~SROCE_KQP_SEND_FLAGS) {
+		w->opcode = SROCE_KQP_BAD_OPCODE;
+		return;
+	}
+	switch (a->opcode) {
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		/* The ABI carries it as verbs do, in network order. */
+		w->ex = be32_to_cpu((__force __be32)a->ex);
+		fallthrough;
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_READ:
+		w->rdma.remote_addr = a->rdma.remote_addr;
+		w->rdma.rkey = a->rdma.rkey;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		w->ex = a->ex;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		w->atomic.remote_addr = a->atomic.remote_addr;
+		w->atomic.compare_add = a->atomic.compare_add;
+		w->atomic.swap = a->atomic.swap;
+		w->atomic.rkey = a->atomic.rkey;
+		break;
+	default:
+		w->opcode = SROCE_KQP_BAD_OPCODE;
+		return;
+	}
+	if (sroce_kqp_is_ud(kqp)) {
+		w->ud.ah = a->ud.ah_num;
+		w->ud.remote_qpn = a->ud.remote_qpn;
+		w->ud.remote_qkey = a->ud.remote_qkey;
+	}
+	if (a->send_flags & IB_SEND_INLINE) {
+		if (a->inline_len > kqp->max_inline || a->inline_len > room) {
+			w->inline_len = SROCE_MAX_INLINE + 1;
+			return;
+		}
+		w->inline_len = a->inline_len;
+		memcpy(w->inline_data, tail, a->inline_len);
+	} else {
+		if (a->num_sge > kqp->max_send_sge ||
+		    a->num_sge * sizeof(struct sroce_sge_abi) > room) {
+			w->num_sge = SROCE_MAX_SGE + 1;
+			return;
+		}
+		w->num_sge = a->num_sge;
+		/* struct sroce_sge_abi and struct sroce_sge: same layout. */
+		memcpy(w->sge, tail, a->num_sge * sizeof(struct sroce_sge));
+	}
+}
+
+static_assert(sizeof(struct sroce_sge) == sizeof(struct sroce_sge_abi));
+static_assert(offsetof(struct sroce_sge, lkey) ==
+	      offsetof(struct sroce_sge_abi, lkey));
+
+int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out)
+{
+	struct sroce_kqp *kqp = ctx;
+	const void *a;
+
+	a = sroce_kqp_ring_next(kqp, &kqp->sq, kqp->sq_prod, kqp->sq_cons,
+				&kqp->sq_seen, &kqp->sq_asked);
+	if (!a)
+		return SROCE_EAGAIN;
+	sroce_kqp_conv_send(kqp, a, out);
+	sroce_kqp_ring_release(&kqp->sq, ++kqp->sq_cons);
+	return 0;
+}
+
+/*
+ * Receive WQEs have no per-WQE error in the core, so a malformed one
+ * breaks the ring: the QP goes to ERR with QP_FATAL (sroce_kqp_settle).
+ */
+int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
+{
+	struct sroce_kqp *kqp = ctx;
+	const struct sroce_recv_wqe_abi *a;
+	u32 room = kqp->rq.stride - sizeof(*a);
+
+	if (!kqp->rq.buf)
+		return SROCE_EAGAIN;
+	a = sroce_kqp_ring_next(kqp, &kqp->rq, kqp->rq_prod, kqp->rq_cons,
+				&kqp->rq_seen, NULL);
+	if (!a)
+		return SROCE_EAGAIN;
+	if (a->num_sge > kqp->max_recv_sge ||
+	    a->num_sge * sizeof(struct sroce_sge_abi) > room) {
+		kqp->broken = SROCE_KQP_BROKEN;
+		return SROCE_EAGAIN;
+	}
+	out->wr_id = a->wr_id;
+	out->num_sge = a->num_sge;
+	memcpy(out->sge, a + 1, a->num_sge * sizeof(struct sroce_sge));
+	sroce_kqp_ring_release(&kqp->rq, ++kqp->rq_cons);
+	return 0;
+}
+
+/*
+ * modify_qp to RESET: whatever the rings hold is dropped without a
+ * completion (verbs), and a broken ring becomes usable again.
+ */
+void sroce_kqp_rings_reset(struct sroce_kqp *kqp)
+{
+	kqp->broken = SROCE_KQP_SOUND;
+	kqp->sq_cons = kqp->user ? READ_ONCE(kqp->sq.ctl->prod) : kqp->sq_prod;
+	kqp->sq_seen = kqp->sq_cons;
+	sroce_kqp_ring_release(&kqp->sq, kqp->sq_cons);
+	if (kqp->rq.buf) {
+		kqp->rq_cons = kqp->user ? READ_ONCE(kqp->rq.ctl->prod) :
+					   kqp->rq_prod;
+		kqp->rq_seen = kqp->rq_cons;
+		sroce_kqp_ring_release(&kqp->rq, kqp->rq_cons);
+	}
+}
+
+/* ---- Kernel consumers: post_send / post_recv write the same format ---- */
+
+static bool sroce_kqp_opcode_ok(const struct sroce_kqp *kqp,
+				enum ib_wr_opcode op, bool any_type)
+{
+	enum ib_qp_type t = kqp->ibqp.qp_type;
+
+	switch (op) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return any_type || t == IB_QPT_RC || t == IB_QPT_UC;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+		return any_type || t == IB_QPT_RC;
+	default:
+		/* LOCAL_INV, REG_MR, masked atomics, LSO: not supported. */
+		return false;
+	}
+}
+
+/*
+ * One ib_send_wr into the SQ ring, lock held.  In ERR any known opcode
+ * is taken whatever the QP type: the WQE is only flushed, and
+ * ib_drain_sq() posts an RDMA WRITE even on a UD QP.
+ */
+static int sroce_kqp_put_send(struct sroce_kqp *kqp,
+			      const struct ib_send_wr *wr, bool in_err)
+{
+	struct sroce_send_wqe_abi *a;
+	struct sroce_sge_abi *s;
+	u8 *p;
+	u32 i, len = 0;
+
+	if (kqp->sq_prod - kqp->sq_cons >= kqp->sq.entries)
+		return -ENOMEM;
+	if (!sroce_kqp_opcode_ok(kqp, wr->opcode, in_err) ||
+	    (wr->send_flags & ~SROCE_KQP_SEND_FLAGS) || wr->num_sge < 0)
+		return -EINVAL;
+	if (!(wr->send_flags & IB_SEND_INLINE) &&
+	    wr->num_sge > kqp->max_send_sge)
+		return -EINVAL;
+
+	a = sroce_ring_elem(&kqp->sq, kqp->sq_prod);
+	memset(a, 0, sizeof(*a));
+	a->wr_id = wr->wr_id;
+	a->opcode = wr->opcode;
+	a->send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		a->ex = (__force u32)wr->ex.imm_data;
+	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+		a->ex = wr->ex.invalidate_rkey;
+
+	if (sroce_kqp_is_ud(kqp) && !in_err) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		a->ud.ah_num = to_sah(ud_wr(wr)->ah)->ah_num;
+		a->ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		a->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	} else if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		   wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		a->atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		a->atomic.compare_add = atomic_wr(wr)->compare_add;
+		a->atomic.swap = atomic_wr(wr)->swap;
+		a->atomic.rkey = atomic_wr(wr)->rkey;
+	} else if (wr->opcode == IB_WR_RDMA_WRITE ||
+		   wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		   wr->opcode == IB_WR_RDMA_READ) {
+		a->rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		a->rdma.rkey = rdma_wr(wr)->rkey;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		/* Kernel SGEs of a software device hold kernel addresses. */
+		p = (u8 *)(a + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > kqp->max_inline - len)
+				return -EINVAL;
+			memcpy(p + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		a->inline_len = len;
+	} else {
+		s = (struct sroce_sge_abi *)(a + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			s[i].addr = wr->sg_list[i].addr;
+			s[i].length = wr->sg_list[i].length;
+			s[i].lkey = wr->sg_list[i].lkey;
+		}
+		a->num_sge = wr->num_sge;
+	}
+	kqp->sq_prod++;
+	return 0;
+}
+
+/*
+ * post_send.  For a user QP this is the doorbell (a zero-WR command,
+ * contract 5): the provider has published WQEs in the ring.  Either way
+ * the posting thread runs the requester for a few packets itself, for
+ * latency, and leaves the rest to the work.
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+	enum sroce_qp_state state;
+	int err = 0;
+	bool more;
+	u64 now;
+
+	sroce_kqp_lock(kqp);
+	if (!kqp->user && wr) {
+		state = sroce_kqp_state(kqp);
+		if (state == SROCE_QPS_RESET) {
+			err = -EINVAL;
+			*bad_wr = wr;
+		}
+		for (; wr && !err; wr = wr->next) {
+			err = sroce_kqp_put_send(kqp, wr,
+						 state == SROCE_QPS_ERR);
+			if (err)
+				*bad_wr = wr;
+		}
+	} else if (wr) {
+		/* User QPs post through the ring; only the doorbell is a call. */
+		err = -EINVAL;
+		*bad_wr = wr;
+	}
+	if (!kqp->dying) {
+		now = ktime_get_ns();
+		more = sroce_kqp_kick(kqp, SROCE_QP_INLINE_BUDGET, now);
+		sroce_kqp_settle(kqp, more, false, now);
+	}
+	sroce_kqp_unlock(kqp);
+	return err;
+}
+
+static int sroce_kqp_put_recv(struct sroce_kqp *kqp,
+			      const struct ib_recv_wr *wr)
+{
+	struct sroce_recv_wqe_abi *a;
+	struct sroce_sge_abi *s;
+	u32 i;
+
+	if (kqp->rq_prod - kqp->rq_cons >= kqp->rq.entries)
+		return -ENOMEM;
+	if (wr->num_sge < 0 || wr->num_sge > kqp->max_recv_sge)
+		return -EINVAL;
+	a = sroce_ring_elem(&kqp->rq, kqp->rq_prod);
+	a->wr_id = wr->wr_id;
+	a->num_sge = wr->num_sge;
+	a->reserved = 0;
+	s = (struct sroce_sge_abi *)(a + 1);
+	for (i = 0; i < wr->num_sge; i++) {
+		s[i].addr = wr->sg_list[i].addr;
+		s[i].length = wr->sg_list[i].length;
+		s[i].lkey = wr->sg_list[i].lkey;
+	}
+	kqp->rq_prod++;
+	return 0;
+}
+
+/*
+ * post_recv (kernel QPs only: user receives never enter the kernel).  The
+ * responder takes WQEs when requests arrive; in ERR they are flushed now,
+ * which is what ib_drain_rq() waits for.
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_kqp *kqp = to_kqp(ibqp);
+	enum sroce_qp_state state;
+	int err = 0;
+	u64 now;
+
+	if (kqp->user || !kqp->rq.buf) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	sroce_kqp_lock(kqp);
+	state = sroce_kqp_state(kqp);
+	if (state == SROCE_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+	}
+	for (; wr && !err; wr = wr->next) {
+		err = sroce_kqp_put_recv(kqp, wr);
+		if (err)
+			*bad_wr = wr;
+	}
+	if (state == SROCE_QPS_ERR && !kqp->dying) {
+		now = ktime_get_ns();
+		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, 0, now), false, now);
+	}
+	sroce_kqp_unlock(kqp);
+	return err;
+}
