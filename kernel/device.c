@@ -387,6 +387,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mr_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_ah_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_cq_ops);
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SROCE_NUM_PORTS;
 	sdev->ibdev.num_comp_vectors = num_possible_cpus();

@@ -245,7 +245,31 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		     u64 swap_add, u64 *orig);
 
 /*
- * cq.c: sroce_cq_add() appends one completion for @qp (any context, may
+ * cq.c.  Every field below @lock is protected by it.  ring.ctl->prod is
+ * a copy of @prod for the consumer; a user CQ's ring.ctl->cons is read
+ * once per use and never trusted.
+ */
+struct sroce_cq {
+	struct ib_cq		ibcq;
+	spinlock_t		lock;	/* producers, poll, notify, resize */
+	struct sroce_ring	ring;
+	struct ib_qp		**qps;	/* kernel CQ: wc->qp of each slot */
+	u32			prod;	/* our producer index */
+	u32			cons;	/* kernel CQ: our consumer index */
+	u8			notify;	/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	bool			overflow;	/* in error for good */
+	bool			user;	/* consumed by user space */
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+extern const struct ib_device_ops sroce_cq_ops;
+
+/*
+ * sroce_cq_add() appends one completion for @qp (any context, may
  * be called with the QP lock held) and raises the completion event the
  * CQ is armed for.  On overflow the completion is dropped, the CQ goes to
  * error (IB_EVENT_CQ_ERR) and -ENOSPC is returned.
