@@ -145,6 +145,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	kqp->sdev = sdev;
 	kqp->user = !!udata;
+	kqp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sroce_kqp_exec_init(kqp);
 	err = sroce_kqp_alloc_rings(kqp, &init->cap);
 	if (err)
@@ -179,7 +180,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ia.sq_size = kqp->sq.entries;
 	ia.res = kqp->res;
 	ia.max_res = kqp->res ? SROCE_MAX_RD_ATOMIC : 0;
-	ia.sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	ia.sq_sig_all = kqp->sq_sig_all;
 	ia.ud_mtu = sroce_kqp_port_mtu(sdev);
 	ia.ops = &sroce_kqp_core_ops;
 	ia.ctx = kqp;
@@ -362,8 +363,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
 	init->cap = attr->cap;
-	init->sq_sig_type = kqp->core.sq_sig_all ? IB_SIGNAL_ALL_WR :
-						   IB_SIGNAL_REQ_WR;
+	init->sq_sig_type = kqp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					      IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;
 	init->port_num = SROCE_PORT;
 	return 0;
