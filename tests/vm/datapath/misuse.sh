@@ -6,7 +6,8 @@
 # keys, MRs past the limits, AHs on bad GIDs, objects destroyed while in
 # use) and must get the documented errno or error completion.  It runs in
 # each guest on its own device (loopback QP pairs).  A refusal must stay
-# quiet: the kernel may log nothing at all while the table runs.
+# quiet: the kernel may log nothing at all while the table runs (on
+# sroce; rdma_rxe logs its refusals).
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 
 prog=$VERBS/misuse
@@ -18,7 +19,12 @@ cat "$SROCE_OUT/misuse.out"
 "$SROCE_TOP/tools/vm/kmsg-since" "$seq" >"$T/kmsg"
 if [[ -s $T/kmsg ]]; then
 	sed 's/^/  kernel: /' "$T/kmsg" >&2
-	fail "the kernel logged $(wc -l <"$T/kmsg") line(s) during the misuse table"
+	# rdma_rxe logs every refused verb (rxe_err_*); the silence is
+	# sroce's promise, so only sroce is held to it.
+	if [[ $SROCE_DRIVER == sroce ]]; then
+		fail "the kernel logged $(wc -l <"$T/kmsg") line(s) during the misuse table"
+	fi
+	log "$SROCE_DRIVER logged $(wc -l <"$T/kmsg") line(s) (not judged: only sroce must stay quiet)"
 fi
 ((rc != 124)) || fail "misuse timed out"
 if ((rc != 0)) || ! grep -q '^misuse: [0-9]* passed, 0 failed' "$SROCE_OUT/misuse.out"; then

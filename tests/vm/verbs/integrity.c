@@ -132,6 +132,7 @@ static struct {
 	uint32_t max_size;
 	int timeout;
 	bool verbose;
+	bool plan;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
 	.ops = 300, .nqp = 4, .max_size = 16u << 20, .timeout = 60,
@@ -709,8 +710,26 @@ static void check_guard(uint8_t *area, uint64_t off, uint64_t len, uint8_t fill,
 				   o->qp, o->size, i - off - len);
 }
 
+static void missing(const struct ibv_wc *wc, unsigned int got, const struct op *ops,
+		    unsigned int n, uint64_t k0)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < got; j++)
+			if (wc[j].wr_id == k0 + i)
+				break;
+		if (j == got)
+			fprintf(stderr, "integrity: no completion for op %" PRIu64
+				" (%s, qp %u, %u bytes, %u/%u sges)\n", k0 + i,
+				op_name[ops[i].type], ops[i].qp, ops[i].size,
+				ops[i].nl, ops[i].nr);
+	}
+}
+
 static void poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n,
-		   const char *what, uint32_t round)
+		   const char *what, uint32_t round, const struct op *ops,
+		   unsigned int nops, uint64_t k0)
 {
 	unsigned int got = 0, idle = 0;
 	double deadline = now() + opt.timeout;
@@ -729,9 +748,11 @@ static void poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n,
 		 * application and the device's kernel side. */
 		if (++idle > 64) {
 			usleep(50);
-			if (now() > deadline)
+			if (now() > deadline) {
+				missing(wc, got, ops, nops, k0);
 				check_fail("round %u: %u of %u %s completions after %d s",
 					   round, got, n, what, opt.timeout);
+			}
 		}
 	}
 	/* Nothing beyond what was asked for. */
@@ -818,7 +839,7 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 				   op_name[o->type], strerror(ret));
 	}
 
-	poll_n(g.scq, wc, n, "send", round);
+	poll_n(g.scq, wc, n, "send", round, ops, n, k0);
 	/* Every operation completes once, successfully, with its opcode, on
 	 * its QP; a QP's completions come in posting order. */
 	{
@@ -941,7 +962,7 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 	ctl_send(CTL_READY, round, 0);
 	ctl_wait(CTL_DONE, round);
 
-	poll_n(g.rcq, wc, nrecv, "receive", round);
+	poll_n(g.rcq, wc, nrecv, "receive", round, ops, n, k0);
 	{
 		unsigned int pos[MAX_QP] = { 0 };
 
@@ -1061,6 +1082,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: integrity -s|-c ADDR -g GID_INDEX [-d DEV] [-p PORT] [--seed N]\n"
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
+		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size) rule both sides\n");
 	exit(2);
 }
@@ -1086,6 +1108,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 'S' }, { "ops", 1, NULL, 'n' },
 		{ "bytes", 1, NULL, 'b' }, { "qps", 1, NULL, 'q' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
+		{ "plan", 0, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1109,6 +1132,7 @@ int main(int argc, char **argv)
 		case 'q': opt.nqp = num(optarg); break;
 		case 'm': opt.max_size = num(optarg); break;
 		case 't': opt.timeout = num(optarg); break;
+		case 'P': opt.plan = true; role = true; opt.gid_index = 0; break;
 		default: usage();
 		}
 	}
@@ -1117,9 +1141,18 @@ int main(int argc, char **argv)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	open_dev();
-	connect_ctl();
-	handshake();
+	if (opt.plan) {
+		/* Print the operation list for an MTU of 1024, 4 SGEs and
+		 * atomics, without a device: for debugging a seed. */
+		g.p = (struct params){ opt.seed, opt.bytes, opt.ops, opt.nqp,
+				       opt.max_size, MAX_SGE, 1, 1024 };
+		g.area_len = g.p.max_size + g.p.max_size / 8 + 64 * 1024;
+		opt.verbose = true;
+	} else {
+		open_dev();
+		connect_ctl();
+		handshake();
+	}
 	gen_seed = g.p.seed * 0x9e3779b97f4a7c15ull + 1;
 	t0 = now();
 	while ((n = gen_round(ops))) {
@@ -1131,14 +1164,26 @@ int main(int argc, char **argv)
 				       round, k0 + i, op_name[ops[i].type], ops[i].qp,
 				       ops[i].size, ops[i].nl, ops[i].nr);
 		}
-		if (opt.server)
+		if (opt.plan)
+			;
+		else if (opt.server)
 			server_round(ops, n, round, k0);
 		else
 			client_round(ops, n, round, k0);
 		st.ops += n;
+		if (opt.verbose && !opt.plan) {
+			uint64_t b = 0;
+
+			for (i = 0; i < (int)n; i++)
+				b += ops[i].size;
+			printf("round %u: %u ops, %" PRIu64 " bytes, done at %.2f s\n",
+			       round, n, b, now() - t0);
+		}
 		round++;
 	}
 	st.rounds = round;
+	if (opt.plan)
+		return 0;
 	destroy_objects();
 	close(g.sock);
 	printf("integrity: %s ok: %" PRIu64 " ops in %" PRIu64 " rounds on %u QPs, "
