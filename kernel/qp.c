@@ -256,6 +256,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	struct sroce_qp_attr a = {}, cur;
 	struct sroce_av av;
+	u32 cmask;
 	u64 now;
 	int err;
 
@@ -275,10 +276,20 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return err;
 	}
 	sroce_kqp_attr_in(sdev, attr, mask, &a);
+	cmask = mask;
+	/*
+	 * The GSI QP has no port attribute (ib_mad moves it to INIT with
+	 * P_Key index and Q_Key only); the UD core QP it runs on wants one.
+	 */
+	if (ibqp->qp_type == IB_QPT_GSI && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT) {
+		cmask |= SROCE_QP_PORT;
+		a.port_num = SROCE_PORT;
+	}
 
 	sroce_kqp_lock(kqp);
 	now = ktime_get_ns();
-	err = sroce_qp_modify(&kqp->core, &a, mask, now);
+	err = sroce_qp_modify(&kqp->core, &a, cmask, now);
 	if (!err) {
 		if (mask & IB_QP_AV)
 			kqp->av = av;
