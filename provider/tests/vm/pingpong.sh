@@ -3,7 +3,8 @@
 #
 # ibv_rc_pingpong over sroce between the guests (server a, client b), each
 # under strace -c, to count the system calls of the data path: post_recv
-# and poll_cq make none, post_send at most one doorbell write().
+# and poll_cq make none, post_send at most one doorbell (an ioctl() or
+# write() on the verbs fd).
 #   tools/sroce-vm provider/tests/vm/pingpong.sh
 # PINGPONG_ITERS (default 500), PINGPONG_SIZE (default 4096).
 . "$SROCE_TOP/tests/vm/lib.sh"
@@ -39,7 +40,9 @@ log "strace -c summary ($iters iterations):"
 cat "$trace"
 ((rc == 0)) || fail "ibv_rc_pingpong exited with $rc"
 grep -q "$iters iters in" "$SROCE_OUT/pp.out" || fail "no iteration summary"
-# The write() count: setup commands plus at most one doorbell per send.
-writes=$(awk '$NF == "write" { print $4 }' "$trace")
-log "write() calls: ${writes:-0} for $iters sends"
+# Verbs commands: setup plus at most one doorbell per send.
+for sc in ioctl write; do
+	n=$(awk -v sc=$sc '$NF == sc { print $4 }' "$trace")
+	log "$sc() calls: ${n:-0} for $iters sends"
+done
 sroce_barrier finished 180

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * objects: the provider's object verbs against the real sroce.ko, one
+ * process, no traffic: MR, CQ (legacy and extended, poll on an empty
+ * ring, arm, resize, the refusals), AH, QP (RC, UC, UD, ibv_qp_ex; the
+ * rings posted into in RESET, where the kernel never looks), SRQ refusal.
+ *
+ *   objects DEV GID_INDEX
+ *
+ * Output: "PASS|FAIL <what>" lines, then "objects: N passed, M failed".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+static int passed, failed;
+
+#define CHECK(what, cond) do {						\
+	if (cond) {							\
+		passed++;						\
+		printf("PASS %s\n", what);				\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s (line %d, errno %d %s)\n", what,	\
+		       __LINE__, errno, strerror(errno));		\
+	}								\
+} while (0)
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static void cq_tests(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex ax = {
+		.cqe = 16,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cqx;
+	struct ibv_wc wc[4];
+	struct ibv_cq *cq;
+
+	cq = ibv_create_cq(ctx, 10, NULL, NULL, 0);
+	CHECK("create_cq", cq && cq->cqe >= 10);
+	if (!cq)
+		return;
+	CHECK("poll_cq empty", ibv_poll_cq(cq, 4, wc) == 0);
+	/* These return the errno: show it, not a stale one. */
+	errno = ibv_req_notify_cq(cq, 0);
+	CHECK("req_notify_cq", !errno);
+	errno = ibv_req_notify_cq(cq, 1);
+	CHECK("req_notify_cq solicited", !errno);
+	errno = ibv_resize_cq(cq, 100);
+	CHECK("resize_cq 100", !errno && cq->cqe >= 100);
+	CHECK("poll_cq after resize", ibv_poll_cq(cq, 4, wc) == 0);
+	errno = ibv_resize_cq(cq, 5);
+	CHECK("resize_cq 5", !errno && cq->cqe >= 5);
+	CHECK("destroy_cq", ibv_destroy_cq(cq) == 0);
+
+	ax.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	cqx = ibv_create_cq_ex(ctx, &ax);
+	CHECK("create_cq_ex timestamp refused", !cqx && errno == EOPNOTSUPP);
+	ax.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &ax);
+	CHECK("create_cq_ex", cqx);
+	if (!cqx)
+		return;
+	CHECK("start_poll empty", ibv_start_poll(cqx, &pa) == ENOENT);
+	CHECK("destroy_cq_ex", ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+}
+
+static void qp_tests(struct ibv_context *ctx, struct ibv_pd *pd,
+		     struct ibv_mr *mr, struct ibv_ah *ah)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr, .length = 64, .lkey = mr->lkey
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr swr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *sbad;
+	struct ibv_qp_init_attr_ex ia = {
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp_init_attr qia;
+	struct ibv_recv_wr *rbad;
+	struct ibv_qp_attr qa;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_ex *qpx;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	char what[64];
+	unsigned int i;
+
+	cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	CHECK("create_cq for QPs", cq);
+	if (!cq)
+		return;
+	ia.send_cq = ia.recv_cq = cq;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		ia.qp_type = types[i];
+		qp = ibv_create_qp_ex(ctx, &ia);
+		snprintf(what, sizeof(what), "create_qp_ex type %d", types[i]);
+		CHECK(what, qp && ia.cap.max_inline_data >= 64 &&
+		      ia.cap.max_send_sge >= 2);
+		if (!qp)
+			continue;
+		snprintf(what, sizeof(what), "query_qp type %d", types[i]);
+		CHECK(what, !ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP,
+					  &qia) && qa.qp_state == IBV_QPS_RESET);
+		/* 8 receives fit, the 9th (at least) does not. */
+		for (rwr.wr_id = 0; rwr.wr_id < 64; rwr.wr_id++)
+			if (ibv_post_recv(qp, &rwr, &rbad))
+				break;
+		snprintf(what, sizeof(what), "post_recv until full type %d",
+			 types[i]);
+		CHECK(what, rwr.wr_id >= 8 && rwr.wr_id < 64 && rbad == &rwr);
+		swr.wr.ud.ah = ah;
+		swr.opcode = IBV_WR_RDMA_READ;
+		snprintf(what, sizeof(what), "post_send READ type %d",
+			 types[i]);
+		CHECK(what, (ibv_post_send(qp, &swr, &sbad) == EINVAL) ==
+		      (types[i] != IBV_QPT_RC));
+		swr.opcode = IBV_WR_SEND;
+		qpx = ibv_qp_to_qp_ex(qp);
+		snprintf(what, sizeof(what), "qp_ex type %d", types[i]);
+		CHECK(what, qpx && qpx->wr_send);
+		snprintf(what, sizeof(what), "destroy_qp type %d", types[i]);
+		CHECK(what, ibv_destroy_qp(qp) == 0);
+	}
+	errno = 0;
+	CHECK("create_srq refused", !ibv_create_srq(pd, &sa) &&
+	      errno == EOPNOTSUPP);
+	CHECK("destroy_cq for QPs", ibv_destroy_cq(cq) == 0);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	static char buf[8192];
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: objects DEV GID_INDEX\n");
+		return 2;
+	}
+	ctx = open_dev(argv[1]);
+	CHECK("open_device", ctx);
+	if (!ctx)
+		return 1;
+	pd = ibv_alloc_pd(ctx);
+	CHECK("alloc_pd", pd);
+	if (!pd)
+		return 1;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	CHECK("reg_mr", mr && mr->lkey && mr->length == sizeof(buf));
+	cq_tests(ctx);
+
+	/* An AH to our own GID: always resolvable. */
+	aa.grh.sgid_index = atoi(argv[2]);
+	aa.grh.hop_limit = 64;
+	ibv_query_gid(ctx, 1, aa.grh.sgid_index, &aa.grh.dgid);
+	ah = ibv_create_ah(pd, &aa);
+	CHECK("create_ah", ah);
+
+	if (mr && ah)
+		qp_tests(ctx, pd, mr, ah);
+
+	if (ah)
+		CHECK("destroy_ah", ibv_destroy_ah(ah) == 0);
+	if (mr)
+		CHECK("dereg_mr", ibv_dereg_mr(mr) == 0);
+	CHECK("dealloc_pd", ibv_dealloc_pd(pd) == 0);
+	CHECK("close_device", ibv_close_device(ctx) == 0);
+	printf("objects: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
