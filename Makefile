@@ -21,6 +21,8 @@ help:
 	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests'
 	@echo 'make check       deps + build + every test (unit, sim, fuzz, VM on each kernel)'
 	@echo 'make demo        two QEMU guests talking over sroce'
+	@echo 'make bench       perftest, sroce vs rdma_rxe in one run (BENCH_ARGS=--quick)'
+	@echo 'make bench-core  instructions per packet of the protocol core'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
 	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
 
@@ -59,6 +61,12 @@ check-vm:
 demo: deps
 	@$(MAKE) -s all
 	@tests/vm/demo.sh
+
+# perftest over sroce and rdma_rxe pairs in one run (BENCH_ARGS: --rounds
+# N, --quick, --kernel K); a benchmark, never part of check.
+bench: deps
+	@$(MAKE) -s module provider tools
+	@scripts/bench.sh $(BENCH_ARGS)
 
 bench-core:
 	@$(MAKE) -s -C tests bench-core

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make bench` (scripts/bench.sh): run each perftest case of
+# SROCE_BENCH_CASES between the guests, server in a, client in b.  Guest b
+# appends "start CASE" / "end CASE" to $SROCE_OUT/marks (the host samples
+# the QEMU processes' CPU time at each mark) and one line per case to
+# $SROCE_OUT/results:  CASE STATUS BYTES BW_MBps MPPS LAT_US
+# A case is NAME:TOOL:SIZE:QPS:LOSS, e.g. write_bw_64k:ib_write_bw:65536:1:0.
+. "$SROCE_TOP/tests/vm/lib.sh"
+
+secs=${SROCE_BENCH_SECS:-3}
+gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no GID for $SROCE_ADDR"
+port=18500
+: >"$SROCE_OUT/marks"
+: >"$SROCE_OUT/results"
+
+# perftest prints a header line then a value line; pick columns by name.
+parse() {
+	awk '
+	/^ *#bytes/ {
+		gsub(/BW /, "")		# "BW peak[MB/sec]" is one column
+		for (i = 1; i <= NF; i++) col[$i] = i
+		hdr = 1; next
+	}
+	hdr && $1 ~ /^[0-9]+$/ {
+		bytes = $1 * $(col["#iterations"])
+		bw = ("average[MB/sec]" in col) ? $(col["average[MB/sec]"]) : "-"
+		mpps = ("MsgRate[Mpps]" in col) ? $(col["MsgRate[Mpps]"]) : "-"
+		lat = "-"
+		if ("t_avg[usec]" in col) lat = $(col["t_avg[usec]"])
+		if ("t_typical[usec]" in col) lat = $(col["t_typical[usec]"])
+		print bytes, bw, mpps, lat; exit
+	}' "$1"
+}
+
+for c in ${SROCE_BENCH_CASES:?}; do
+	IFS=: read -r name tool size qps loss <<<"$c"
+	port=$((port + 1))
+	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -F)
+	((qps > 1)) && args+=(-q "$qps")
+	# perftest's latency tools have no message-rate column; bw ones do.
+	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
+	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
+	sroce_barrier "case.$name"
+	if is_a; then
+		timeout $((secs + 60)) "$tool" "${args[@]}" >"$SROCE_OUT/$name.log" 2>&1 || true
+		sroce_barrier "done.$name"
+	else
+		sleep 1	# let the server listen
+		echo "start $name" >>"$SROCE_OUT/marks"
+		sleep 0.3	# the host samples every 0.1 s
+		st=0
+		timeout $((secs + 60)) "$tool" "${args[@]}" "$SROCE_PEER" \
+			>"$SROCE_OUT/$name.log" 2>&1 || st=$?
+		echo "end $name" >>"$SROCE_OUT/marks"
+		sleep 0.3
+		if ((st == 0)) && r=$(parse "$SROCE_OUT/$name.log") && [[ -n $r ]]; then
+			echo "$name ok $r" >>"$SROCE_OUT/results"
+		else
+			echo "$name fail - - - -" >>"$SROCE_OUT/results"
+			log "$name failed (exit $st):"
+			tail -5 "$SROCE_OUT/$name.log" >&2
+		fi
+		sroce_barrier "done.$name"
+	fi
+done
+tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
+exit 0
