@@ -202,21 +202,6 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
-/*
- * True if @wq has no free slot.  The kernel's cons is re-read (acquire:
- * its copy of the old WQE happened before) only when the cached value
- * says full, so the common case reads no line the kernel writes.
- */
-bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod)
-{
-	struct sroce_uring *r = &wq->ring;
-
-	if (prod - r->peer < r->entries)
-		return false;
-	r->peer = sroce_load_acquire(&r->ctl->cons);
-	return prod - r->peer >= r->entries;
-}
-
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
 {

@@ -125,6 +125,22 @@ struct sroce_wq {
 	uint32_t max_inline;	/* SQ only */
 };
 
+/*
+ * True if @wq has no free slot for a WQE at @prod.  The kernel's cons is
+ * re-read (acquire: its copy of the old WQE happened before) only when
+ * the cached value says full, so the common case reads no line the
+ * kernel writes.
+ */
+static inline bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod)
+{
+	struct sroce_uring *r = &wq->ring;
+
+	if (prod - r->peer < r->entries)
+		return false;
+	r->peer = sroce_load_acquire(&r->ctl->cons);
+	return prod - r->peer >= r->entries;
+}
+
 struct sroce_qp {
 	struct verbs_qp vqp;
 	struct sroce_wq sq;
@@ -207,7 +223,6 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int sroce_destroy_qp(struct ibv_qp *ibqp);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
-bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod);
 
 /* send.c */
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
