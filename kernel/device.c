@@ -388,6 +388,12 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_mr_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_ah_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_cq_ops);
+	/*
+	 * Write commands ib_core does not enable by default: the CQ arm
+	 * (ibv_req_notify_cq) and the zero-WR SQ doorbell (post_send).
+	 */
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SROCE_NUM_PORTS;
 	sdev->ibdev.num_comp_vectors = num_possible_cpus();
