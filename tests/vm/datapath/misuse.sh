@@ -12,9 +12,23 @@
 
 prog=$VERBS/misuse
 [[ -x $prog ]] || fail "$prog missing: run 'make provider'"
+# Where rdma_rxe answers otherwise than the table (sroce's documented
+# choice, Documentation/datapath.rst and verbs-objects.rst, which follows
+# the IBTA): seen on 6.1 and 6.12.  Printed as XFAIL, not counted.
+xfail=
+if [[ $SROCE_DRIVER == rxe ]]; then
+	xfail=qp_init_bad_pkey_index		# accepted
+	xfail+=,qp_rtr_max_dest_rd_atomic_too_big	# accepted
+	xfail+=,wc_bad_lkey,wc_lkey_out_of_bounds,wc_lkey_after_dereg # WR_FLUSH_ERR
+	xfail+=,wc_write_qp_without_remote_write	# REM_INV_REQ_ERR
+	xfail+=,wc_read_qp_without_remote_read	# REM_INV_REQ_ERR
+	xfail+=,wc_recv_too_small_requester	# REM_OP_ERR
+	xfail+=,wc_recv_too_small_responder	# LOC_QP_OP_ERR
+fi
 seq=$("$SROCE_TOP/tools/vm/kmsg-since" --last)
 rc=0
-timeout -k 5 180 "$prog" -d "$DEV" -g "$G4" -v >"$SROCE_OUT/misuse.out" 2>&1 || rc=$?
+timeout -k 5 180 "$prog" -d "$DEV" -g "$G4" -v ${xfail:+-x "$xfail"} \
+	>"$SROCE_OUT/misuse.out" 2>&1 || rc=$?
 cat "$SROCE_OUT/misuse.out"
 "$SROCE_TOP/tools/vm/kmsg-since" "$seq" >"$T/kmsg"
 if [[ -s $T/kmsg ]]; then
