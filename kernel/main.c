@@ -2,7 +2,9 @@
 /*
  * sroce module entry: "rdma link add NAME type sroce netdev IF" creates a
  * device, and the netdev notifier keeps each device's port in step with
- * its netdev and removes the device when the netdev goes away.
+ * its netdev and removes the device when the netdev goes away.  Each
+ * registered device holds a reference on the UDP port 4791 sockets
+ * (net.c) through our ib_client: ib_core pairs every add with a remove.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +17,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "uapi/sroce-abi.h"
+#include "proto/wire.h"
 #include "sroce.h"
 
 /* Makes "is there a device on this netdev?" and creating one atomic. */
@@ -58,21 +61,56 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		goto out;
 	}
 
+	/*
+	 * Open the sockets (or take a reference) now, so that a busy port
+	 * fails the link add; the device's own reference is the client's.
+	 */
+	err = sroce_net_sock_get();
+	if (err) {
+		pr_err("%s: no UDP port %u for RoCEv2: %d\n", ibdev_name,
+		       SROCE_UDP_PORT, err);
+		goto out;
+	}
 	sdev = sroce_dev_create(ndev);
 	if (IS_ERR(sdev)) {
 		err = PTR_ERR(sdev);
-		goto out;
+		goto out_put;
 	}
+	sroce_counters_init(sdev);
 	err = sroce_dev_register(sdev, ibdev_name);
 	if (err)
 		pr_err("%s: cannot register on %s: %d\n", ibdev_name,
 		       netdev_name(ndev), err);
 	else
 		pr_info("%s: added on %s\n", ibdev_name, netdev_name(ndev));
+out_put:
+	sroce_net_sock_put();
 out:
 	mutex_unlock(&sroce_link_lock);
 	return err;
 }
+
+/* Only our own devices get client data, hence a remove call. */
+static int sroce_client_add(struct ib_device *ibdev)
+{
+	if (ibdev->ops.driver_id != SROCE_DRIVER_ID)
+		return -EOPNOTSUPP;
+	return sroce_net_sock_get();
+}
+
+/* The device is unregistering: net.c's RX lookup can no longer find it. */
+static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
+{
+	sroce_net_sock_put();
+}
+
+static struct ib_client sroce_client = {
+	.name = "sroce",
+	.add = sroce_client_add,
+	.remove = sroce_client_remove,
+	/* Or ib_core skips devices that lack a kernel verb or two. */
+	.no_kverbs_req = true,
+};
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = "sroce",
@@ -117,11 +155,24 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&sroce_netdev_nb);
+	sroce_counters_module_init();
+	err = sroce_qp_module_init();
 	if (err)
 		return err;
+	err = ib_register_client(&sroce_client);
+	if (err)
+		goto err_qp;
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		goto err_client;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
+
+err_client:
+	ib_unregister_client(&sroce_client);
+err_qp:
+	sroce_qp_module_exit();
+	return err;
 }
 
 static void __exit sroce_exit(void)
@@ -129,7 +180,10 @@ static void __exit sroce_exit(void)
 	/* Waits for a newlink in progress; no new device can appear after. */
 	rdma_link_unregister(&sroce_link_ops);
 	ib_unregister_driver(SROCE_DRIVER_ID);
+	/* Every device is gone, so every socket reference was dropped. */
+	ib_unregister_client(&sroce_client);
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_qp_module_exit();
 }
 
 module_init(sroce_init);

@@ -397,6 +397,7 @@ u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
 
 /* counters.c */
 extern const struct ib_device_ops sroce_counters_ops;
+void sroce_counters_module_init(void);
 void sroce_counters_init(struct sroce_dev *sdev);
 void sroce_counters_retire_qp(struct sroce_dev *sdev,
 			      const struct sroce_qp_stats *s);

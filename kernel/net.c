@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 on the wire: the UDP tunnel sockets on port 4791, the receive
+ * path (device lookup, ICRC, parse, hand-off to the QP) and the transmit
+ * path (route, skb build with the payload copied and the ICRC folded in,
+ * IP output).  Documentation/net.rst explains every wire choice.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32.h>
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/dst.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "proto/icrc.h"
+#include "proto/wire.h"
+
+#define SROCE_UDP_HLEN		sizeof(struct udphdr)
+#define SROCE_IPV4_HLEN		sizeof(struct iphdr)
+#define SROCE_IPV6_HLEN		sizeof(struct ipv6hdr)
+/* Any non-zero encap_type marks the socket as a tunnel; rxe uses 1 too. */
+#define SROCE_ENCAP_TYPE	1
+
+/*
+ * One IPv4 and one IPv6 socket on port 4791 in init_net serve every
+ * device.  They exist while at least one device does (see
+ * sroce_net_sock_get()), so that loading the module never fights
+ * rdma_rxe for the port.
+ */
+static DEFINE_MUTEX(sroce_sock_lock);
+static unsigned int sroce_sock_users;	/* under sroce_sock_lock */
+static struct socket *sroce_sock4;
+static struct socket *sroce_sock6;	/* NULL if IPv6 is disabled */
+
+/* ---- Receive ---- */
+
+/* crc32_le over skb fragments for __skb_checksum(): CRC-32 is linear. */
+static __wsum sroce_crc_update(const void *p, int len, __wsum crc)
+{
+	return (__force __wsum)crc32_le((__force u32)crc, p, len);
+}
+
+static __wsum sroce_crc_combine(__wsum crc, __wsum crc2, int off, int len)
+{
+	return (__force __wsum)crc32_le_combine((__force u32)crc,
+						(__force u32)crc2, len);
+}
+
+static const struct skb_checksum_ops sroce_crc_ops = {
+	.update = sroce_crc_update,
+	.combine = sroce_crc_combine,
+};
+
+static struct ib_device *sroce_ibdev_of(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, SROCE_DRIVER_ID);
+	/* A VLAN upper's traffic belongs to the device on its real device. */
+	if (!ibdev && is_vlan_dev(ndev))
+		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
+						SROCE_DRIVER_ID);
+	return ibdev;
+}
+
+/*
+ * The device a packet is for: the one on the receiving netdev (or the
+ * real device of a VLAN), else, for traffic between local addresses
+ * that arrives on lo, the one whose netdev holds the destination
+ * address.  Called in the UDP receive path, inside rcu_read_lock().
+ */
+static struct ib_device *sroce_rx_ibdev(struct sk_buff *skb, bool v6)
+{
+	struct net_device *ndev = skb->dev;
+	struct ib_device *ibdev;
+
+	ibdev = sroce_ibdev_of(ndev);
+	if (ibdev || !(ndev->flags & IFF_LOOPBACK))
+		return ibdev;
+
+	if (v6)
+		ndev = ipv6_stub->ipv6_dev_find(dev_net(ndev),
+						&ipv6_hdr(skb)->daddr, NULL);
+	else
+		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	return ndev ? sroce_ibdev_of(ndev) : NULL;
+}
+
+/*
+ * Check one RoCEv2 packet and hand it to its QP.  On entry skb->data is
+ * the UDP header and skb->len the UDP length (the UDP layer trimmed the
+ * frame and verified any UDP checksum).
+ */
+static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
+				bool v6)
+{
+	u32 len = skb->len, l3len, roce_len, crc;
+	struct sroce_pkt pkt;
+	struct sroce_rx rx;
+	enum sroce_drop why;
+	u8 icrc[SROCE_ICRC_LEN];
+	const u8 *l3;
+
+	if (len < SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN)
+		return SROCE_DROP_TRUNCATED;
+	roce_len = len - SROCE_UDP_HLEN;
+	/* Only the transport headers need to be linear. */
+	if (!pskb_may_pull(skb, SROCE_UDP_HLEN +
+			   min_t(u32, roce_len, SROCE_MAX_HDR_LEN)))
+		return SROCE_DROP_NO_RESOURCE;
+
+	/*
+	 * The ICRC covers IP, UDP and BTH as one contiguous image.  IPv6
+	 * extension headers have no defined place in it: such a packet
+	 * cannot be checked, so it is dropped as failing the check.
+	 */
+	l3 = skb_network_header(skb);
+	l3len = skb_transport_header(skb) - skb_network_header(skb);
+	if (v6 ? l3len != SROCE_IPV6_HLEN : l3len < SROCE_IPV4_HLEN)
+		return SROCE_DROP_BAD_ICRC;
+	crc = sroce_icrc_begin(l3, v6);
+	crc = (__force u32)__skb_checksum(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN,
+					  roce_len - SROCE_BTH_LEN -
+					  SROCE_ICRC_LEN,
+					  (__force __wsum)crc, &sroce_crc_ops);
+	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, icrc, sizeof(icrc)))
+		return SROCE_DROP_TRUNCATED;
+	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc))
+		return SROCE_DROP_BAD_ICRC;
+
+	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
+	if (why)
+		return why;
+
+	rx.skb = skb;
+	rx.payload_off = SROCE_UDP_HLEN + pkt.hdr_len;
+	if (v6) {
+		rx.family = AF_INET6;
+		memcpy(rx.grh, l3, SROCE_GRH_LEN);
+	} else {
+		/* As rxe and hardware do: the IPv4 header in the GRH's tail. */
+		rx.family = AF_INET;
+		memset(rx.grh, 0, SROCE_GRH_LEN - SROCE_IPV4_HLEN);
+		memcpy(rx.grh + SROCE_GRH_LEN - SROCE_IPV4_HLEN, l3,
+		       SROCE_IPV4_HLEN);
+	}
+
+	rcu_read_lock();
+	why = sroce_qp_deliver(sdev, &pkt, &rx);
+	rcu_read_unlock();
+	if (!why) {
+		sroce_count(sdev, SROCE_CTR_RX_PACKETS, 1);
+		sroce_count(sdev, SROCE_CTR_RX_BYTES, roce_len);
+	}
+	return why;
+}
+
+/* encap_rcv: every datagram to port 4791 lands here, in softirq. */
+static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	bool v6 = skb->protocol == htons(ETH_P_IPV6);
+	struct ib_device *ibdev;
+	enum sroce_drop why;
+
+	ibdev = sroce_rx_ibdev(skb, v6);
+	if (!ibdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	why = sroce_rx(to_sdev(ibdev), skb, v6);
+	sroce_count_drop(to_sdev(ibdev), why);
+	ib_device_put(ibdev);
+	if (why)
+		kfree_skb(skb);
+	else
+		consume_skb(skb);
+	return 0;
+}
+
+struct sroce_copy_state {
+	const struct sk_buff	*skb;
+	u32			off;
+};
+
+static int sroce_copy_chunk(void *priv, void *kaddr, u32 len)
+{
+	struct sroce_copy_state *st = priv;
+
+	if (skb_copy_bits(st->skb, st->off, kaddr, len))
+		return -EFAULT;
+	st->off += len;
+	return 0;
+}
+
+int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
+			   const struct sroce_mem_ref *dst, u32 dst_off,
+			   u32 len)
+{
+	struct sroce_copy_state st = { .skb = rx->skb };
+	u32 k;
+
+	if (payload_off >= SROCE_COPY_GRH) {
+		k = payload_off - SROCE_COPY_GRH;
+		if (k > SROCE_GRH_LEN || len > SROCE_GRH_LEN - k)
+			return -EFAULT;
+		return sroce_mem_copy_to(dst, dst_off, rx->grh + k, len);
+	}
+	/* The core checked the length; never read into the ICRC anyway. */
+	if ((u64)rx->payload_off + payload_off + len >
+	    rx->skb->len - SROCE_ICRC_LEN)
+		return -EFAULT;
+	st.off = rx->payload_off + payload_off;
+	return sroce_mem_for_each(dst, dst_off, len, sroce_copy_chunk, &st);
+}
+
+/* ---- Transmit ---- */
+
+u16 sroce_net_src_port(u32 lqpn, u32 rqpn)
+{
+	/* ib_core's annex A17 helper: 0xC000 | 14 bits of a QP-pair hash. */
+	return rdma_get_udp_sport(0, lqpn, rqpn);
+}
+
+struct sroce_fill_state {
+	struct sk_buff	*skb;
+	u32		crc;
+};
+
+/* Append one chunk of payload, folding it into the ICRC as it lands. */
+static int sroce_fill_chunk(void *priv, void *kaddr, u32 len)
+{
+	struct sroce_fill_state *st = priv;
+
+	/* CRC the copy, not the source: user memory may change under us. */
+	st->crc = crc32_le(st->crc, skb_put_data(st->skb, kaddr, len), len);
+	return 0;
+}
+
+/*
+ * Append BTH.., payload, pad and ICRC to @skb, whose network and transport
+ * headers are already final, and the ICRC-covered IP/UDP/BTH contiguous.
+ */
+static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
+		      bool v6)
+{
+	struct sroce_fill_state st = { .skb = skb };
+	static const u8 zero[4];
+	int i, err;
+
+	st.crc = sroce_icrc_begin(skb_network_header(skb), v6);
+	st.crc = crc32_le(st.crc, skb_tail_pointer(skb) - pkt->hdr_len +
+			  SROCE_BTH_LEN, pkt->hdr_len - SROCE_BTH_LEN);
+	if (pkt->inline_data) {
+		sroce_fill_chunk(&st, (void *)pkt->inline_data, pkt->paylen);
+	} else {
+		for (i = 0; i < pkt->nseg; i++) {
+			err = sroce_mem_for_each(&pkt->seg[i].ref,
+						 pkt->seg[i].off,
+						 pkt->seg[i].len,
+						 sroce_fill_chunk, &st);
+			if (err)
+				return err;
+		}
+	}
+	sroce_fill_chunk(&st, (void *)zero, pkt->pad);
+	sroce_icrc_put(skb_put(skb, SROCE_ICRC_LEN), sroce_icrc_final(st.crc));
+	return 0;
+}
+
+static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
+				       const struct sroce_tx_pkt *pkt,
+				       u32 roce_len)
+{
+	u32 hroom = LL_RESERVED_SPACE(dst->dev) + l3len + SROCE_UDP_HLEN;
+	struct sk_buff *skb;
+	struct udphdr *uh;
+
+	skb = alloc_skb(hroom + roce_len + dst->dev->needed_tailroom,
+			GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hroom);
+	skb_put_data(skb, pkt->hdr, pkt->hdr_len);
+
+	uh = skb_push(skb, SROCE_UDP_HLEN);
+	skb_reset_transport_header(skb);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(SROCE_UDP_HLEN + roce_len);
+	uh->check = 0;
+	return skb;
+}
+
+/* Common tail: count, and map the stack's verdict to our contract. */
+static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len)
+{
+	if (net_xmit_eval(err)) {
+		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
+		return 0;
+	}
+	sroce_count(sdev, SROCE_CTR_TX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CTR_TX_BYTES, roce_len);
+	return 0;
+}
+
+static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
+		       u16 src_port, const struct sroce_tx_pkt *pkt,
+		       u32 roce_len)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct flowi4 fl4 = {
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v4,
+		.saddr = av->saddr.v4,
+		.fl4_sport = htons(src_port),
+		.fl4_dport = htons(SROCE_UDP_PORT),
+	};
+	struct sk_buff *skb;
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt)) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+		return 0;
+	}
+	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, pkt, roce_len);
+	if (!skb) {
+		ip_rt_put(rt);
+		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
+		return -ENOBUFS;
+	}
+	udp_hdr(skb)->source = htons(src_port);
+
+	iph = skb_push(skb, SROCE_IPV4_HLEN);
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = SROCE_IPV4_HLEN / 4;
+	iph->tos = av->tclass;
+	iph->tot_len = htons(SROCE_IPV4_HLEN + SROCE_UDP_HLEN + roce_len);
+	/* DF and ID 0: an atomic datagram (RFC 6864), as rxe sends. */
+	iph->id = 0;
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ? av->hop_limit : ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;		/* ip_local_out() computes it */
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+
+	if (sroce_fill(skb, pkt, false)) {
+		ip_rt_put(rt);
+		kfree_skb(skb);
+		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
+		return 0;
+	}
+
+	/* IPv4 UDP checksum 0: the ICRC protects the packet end to end. */
+	skb->ip_summed = CHECKSUM_NONE;
+	skb->protocol = htons(ETH_P_IP);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_dst_set(skb, &rt->dst);
+	return sroce_xmit_done(sdev, ip_local_out(net, NULL, skb), roce_len);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int sroce_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
+		       u16 src_port, const struct sroce_tx_pkt *pkt,
+		       u32 roce_len)
+{
+	struct net *net = dev_net(sdev->ndev);
+	__be32 label = htonl(av->flow_label) & IPV6_FLOWLABEL_MASK;
+	struct flowi6 fl6 = {
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v6,
+		.saddr = av->saddr.v6,
+		.flowlabel = ip6_make_flowinfo(av->tclass, label),
+		.fl6_sport = htons(src_port),
+		.fl6_dport = htons(SROCE_UDP_PORT),
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	struct sk_buff *skb;
+
+	/* Link-local GIDs (the default fe80:: one) need the interface. */
+	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
+		fl6.flowi6_oif = sdev->ndev->ifindex;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+		return 0;
+	}
+	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, pkt, roce_len);
+	if (!skb) {
+		dst_release(dst);
+		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
+		return -ENOBUFS;
+	}
+	udp_hdr(skb)->source = htons(src_port);
+
+	ip6h = skb_push(skb, SROCE_IPV6_HLEN);
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->tclass, label);
+	ip6h->payload_len = htons(SROCE_UDP_HLEN + roce_len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ? av->hop_limit :
+					  ip6_dst_hoplimit(dst);
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+
+	if (sroce_fill(skb, pkt, true)) {
+		dst_release(dst);
+		kfree_skb(skb);
+		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
+		return 0;
+	}
+
+	/*
+	 * IPv6 UDP checksum computed (offloaded where the NIC can): RFC 8200
+	 * asks for it, and a receiver that refuses zero checksums then still
+	 * takes our packets.  The ICRC masks the field, so it can be filled
+	 * in after the ICRC.
+	 */
+	skb->ip_summed = CHECKSUM_NONE;
+	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr,
+		      SROCE_UDP_HLEN + roce_len);
+	skb->protocol = htons(ETH_P_IPV6);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb_dst_set(skb, dst);
+	return sroce_xmit_done(sdev, ip6_local_out(net, NULL, skb), roce_len);
+}
+#endif
+
+int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_av *av,
+		   u16 src_port, const struct sroce_tx_pkt *pkt)
+{
+	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
+
+	if (av->family == AF_INET)
+		return sroce_xmit4(sdev, av, src_port, pkt, roce_len);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (av->family == AF_INET6)
+		return sroce_xmit6(sdev, av, src_port, pkt, roce_len);
+#endif
+	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+	return 0;
+}
+
+/* ---- Sockets ---- */
+
+static struct socket *sroce_sock_open(struct net *net, bool v6)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.encap_type = SROCE_ENCAP_TYPE,
+		.encap_rcv = sroce_udp_encap_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(SROCE_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (v6) {
+		cfg.family = AF_INET6;
+		cfg.local_ip6 = in6addr_any;
+		/* The IPv4 socket has the port's IPv4 side. */
+		cfg.ipv6_v6only = 1;
+		/* rdma_rxe sends zero IPv6 UDP checksums: accept them. */
+		cfg.use_udp6_rx_checksums = 0;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+/*
+ * Take a reference on the sockets, opening them for the first device.
+ * Fails with -EADDRINUSE while another owner (rdma_rxe, say) holds the
+ * port, and then no device can be added.
+ */
+int sroce_net_sock_get(void)
+{
+	struct socket *s4, *s6;
+	int err = 0;
+
+	mutex_lock(&sroce_sock_lock);
+	if (sroce_sock_users++)
+		goto out;
+
+	s4 = sroce_sock_open(&init_net, false);
+	if (IS_ERR(s4)) {
+		err = PTR_ERR(s4);
+		pr_err("cannot open UDP port %u (IPv4): %d%s\n",
+		       SROCE_UDP_PORT, err, err == -EADDRINUSE ?
+		       " (is rdma_rxe loaded?)" : "");
+		goto fail;
+	}
+	s6 = NULL;
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled()) {
+		s6 = sroce_sock_open(&init_net, true);
+		if (IS_ERR(s6)) {
+			err = PTR_ERR(s6);
+			pr_err("cannot open UDP port %u (IPv6): %d\n",
+			       SROCE_UDP_PORT, err);
+			udp_tunnel_sock_release(s4);
+			goto fail;
+		}
+	}
+	sroce_sock4 = s4;
+	sroce_sock6 = s6;
+	goto out;
+fail:
+	sroce_sock_users--;
+out:
+	mutex_unlock(&sroce_sock_lock);
+	return err;
+}
+
+/* Drop a reference; the last one closes the sockets. */
+void sroce_net_sock_put(void)
+{
+	struct socket *s4, *s6;
+
+	mutex_lock(&sroce_sock_lock);
+	if (WARN_ON_ONCE(!sroce_sock_users) || --sroce_sock_users) {
+		mutex_unlock(&sroce_sock_lock);
+		return;
+	}
+	s4 = sroce_sock4;
+	s6 = sroce_sock6;
+	sroce_sock4 = NULL;
+	sroce_sock6 = NULL;
+	if (s6)
+		udp_tunnel_sock_release(s6);
+	udp_tunnel_sock_release(s4);
+	mutex_unlock(&sroce_sock_lock);
+	/* Let encap_rcv calls still running on the old sockets finish. */
+	synchronize_net();
+}
