@@ -353,7 +353,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 	iph->ihl = SROCE_IPV4_HLEN / 4;
 	iph->tos = av->tclass;
 	iph->tot_len = htons(SROCE_IPV4_HLEN + SROCE_UDP_HLEN + roce_len);
-	/* DF and ID 0: an atomic datagram (RFC 6864), as rxe sends. */
+	/* DF set: an atomic datagram (RFC 6864) needs no ID. */
 	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ? av->hop_limit : ip4_dst_hoplimit(&rt->dst);
