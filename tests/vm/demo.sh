@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# demo.sh [KERNEL]: `make demo`.  Boot two QEMU guests with sroce (kernel
-# 6.12 unless told otherwise), show how their devices look to the
+# demo.sh [KERNEL [DRIVER]]: `make demo`.  Boot two QEMU guests with sroce
+# (kernel 6.12 unless told otherwise), show how their devices look to the
 # unmodified verbs tools, then move data between them with
-# ibv_rc_pingpong and ib_write_bw, and print the results.
+# ibv_rc_pingpong and ib_write_bw, and print the results.  DRIVER rxe runs
+# the same demo on the kernel's rdma_rxe, for comparison.
 #
 # The same file is the guest side: tools/sroce-vm runs it in both guests
 # (SROCE_ROLE is set there), server in guest a, client in guest b.
@@ -70,34 +71,35 @@ fi
 # ---- host side -------------------------------------------------------------
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kernel=${1:-6.12}
+driver=${2:-sroce}
 kver=$("$top/scripts/kver.sh" "$kernel")
 ko=$top/build/kernel/$kver/sroce.ko
-if [[ ! -f $ko ]]; then
+if [[ $driver == sroce && ! -f $ko ]]; then
 	echo "demo: $ko is missing: build the module first (make module)" >&2
 	exit 1
 fi
 run=$top/build/vm/demo-$(date +%Y%m%d-%H%M%S)
-echo "demo: booting two guests on $kver with sroce (about half a minute under emulation)"
+echo "demo: booting two guests on $kver with $driver (about half a minute under emulation)"
 rc=0
-"$top/tools/sroce-vm" --kernel "$kernel" --driver sroce --out "$run" \
+"$top/tools/sroce-vm" --kernel "$kernel" --driver "$driver" --out "$run" \
 	"$top/tools/vm/demo-guest" "$top/tests/vm/demo.sh" >"$run.log" 2>&1 || rc=$?
 
 # The device view, guest a then guest b, then the traffic, from guest b.
 for r in a b; do
 	[[ -f $run/res/0/$r.log ]] && cat "$run/res/0/$r.log" && echo
 done
-echo "===== RoCEv2 traffic between the guests (guest b -> guest a, sroce, emulated CPUs)"
+echo "===== RoCEv2 traffic between the guests (guest b -> guest a, $driver, emulated CPUs)"
 for r in b a; do
 	[[ -s $run/res/1/$r/demo.txt ]] && cat "$run/res/1/$r/demo.txt"
 done
 echo
 if ((rc == 0)); then
 	echo "demo: ok. Figures come from emulated CPUs (QEMU TCG): they show that"
-	echo "data moves, not how fast sroce is on real hardware."
+	echo "data moves, not how fast $driver is on real hardware."
 else
 	echo "demo: something failed (sroce-vm exit status $rc); this is what it said:"
 	grep -v '^PASS' "$run.log" | tail -n 40 | sed 's/^/  /'
-	echo "demo: logs in $run and $run.log.  If the sroce data path is still"
+	echo "demo: logs in $run and $run.log.  If the $driver data path is still"
 	echo "being built, ibv_rc_pingpong and ib_write_bw cannot pass yet."
 	exit 1
 fi

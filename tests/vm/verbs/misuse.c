@@ -659,16 +659,6 @@ static struct result qp_rts_missing_sq_psn(void)
 			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static struct result qp_init_unknown_access(void)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_ZERO_BASED };
-
-	/* qp_access_flags takes remote rights only; ZERO_BASED is an MR flag. */
-	return modify_from(S_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-}
-
 /* ---- rows: posting ------------------------------------------------------ */
 
 static struct result post_too_many_sge(void)
@@ -1146,7 +1136,6 @@ static const struct row rows[] = {
 	{ "qp_init_missing_port", ERRNO, EINVAL, qp_init_missing_port },
 	{ "qp_init_bad_port", ERRNO, EINVAL, qp_init_bad_port },
 	{ "qp_init_bad_pkey_index", ERRNO, EINVAL, qp_init_bad_pkey_index },
-	{ "qp_init_mr_only_access_flag", ERRNO, EINVAL, qp_init_unknown_access },
 	{ "qp_rtr_bad_path_mtu", ERRNO, EINVAL, qp_rtr_bad_mtu },
 	{ "qp_rtr_path_mtu_above_port", ERRNO, EINVAL, qp_rtr_mtu_above_port },
 	{ "qp_rtr_rc_without_av", ERRNO, EINVAL, qp_rtr_no_av },
