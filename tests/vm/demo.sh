@@ -28,24 +28,25 @@ if [[ -n ${SROCE_ROLE:-} ]]; then
 		if is_a; then
 			timeout 120 "$@" >"$SROCE_OUT/$name" 2>&1 &
 			pid=$!
-			for ((i = 0; i < 150; i++)); do
+			i=$((SECONDS + 60))
+			while ((SECONDS < i)); do
 				ss -Hltn "sport = :$port" | grep -q . && break
 				sleep 0.2
 			done
-			sroce_barrier "$name"
+			sroce_barrier "$name" 180
 			wait "$pid" || rc=$?
 		else
-			sroce_barrier "$name"
+			sroce_barrier "$name" 180
 			timeout 120 "$@" "$SROCE_PEER" >"$SROCE_OUT/$name" 2>&1 || rc=$?
 		fi
-		sroce_barrier "$name.done"
+		sroce_barrier "$name.done" 180
 		return $rc
 	}
 
 	ok=1
-	if step pingpong 18515 ibv_rc_pingpong -d "$SROCE_DEV" -g "$gid" -n 1000 -s 4096; then
+	if step pingpong 18515 ibv_rc_pingpong -d "$SROCE_DEV" -g "$gid" -n 300 -s 4096; then
 		if is_b; then
-			say "ibv_rc_pingpong, 1000 round trips of 4 KiB over RC:"
+			say "ibv_rc_pingpong, 300 round trips of 4 KiB over RC:"
 			grep -E 'bytes in|iters in' "$SROCE_OUT/pingpong" | sed 's/^/    /' >>"$sum"
 		fi
 	else
@@ -53,10 +54,10 @@ if [[ -n ${SROCE_ROLE:-} ]]; then
 		say "ibv_rc_pingpong FAILED in guest $SROCE_ROLE:"
 		tail -n 8 "$SROCE_OUT/pingpong" | sed 's/^/    /' >>"$sum"
 	fi
-	if step write_bw 18516 ib_write_bw -d "$SROCE_DEV" -x "$gid" -F -s 65536 -n 500; then
+	if step write_bw 18516 ib_write_bw -d "$SROCE_DEV" -x "$gid" -F -s 65536 -n 100; then
 		if is_b; then
 			say ""
-			say "ib_write_bw, 500 RDMA WRITEs of 64 KiB:"
+			say "ib_write_bw, 100 RDMA WRITEs of 64 KiB:"
 			sed -n '/#bytes/,/^-----/p' "$SROCE_OUT/write_bw" | sed '/^-----/d; s/^/    /' >>"$sum"
 		fi
 	else
