@@ -9,7 +9,9 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 src=${1:-${RDMA_CORE_SRC:-$top/build/rdma-core-56.1}}
 out=${BUILD:-$top/build}/provider
 mkdir -p "$out"
-${CC:-gcc} -O2 -g -Wall -Wextra -Werror -I"$src/build/include" \
-	-o "$out/objects" "$top/provider/tests/vm/objects.c" \
-	-L"$src/build/lib" -Wl,-rpath,"$src/build/lib" -libverbs
-echo "built $out/objects"
+for p in objects fastpath; do
+	${CC:-gcc} -O2 -g -Wall -Wextra -Werror -I"$src/build/include" \
+		-o "$out/$p" "$top/provider/tests/vm/$p.c" \
+		-L"$src/build/lib" -Wl,-rpath,"$src/build/lib" -libverbs
+	echo "built $out/$p"
+done
