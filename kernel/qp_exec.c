@@ -77,16 +77,8 @@ static void sroce_kqp_arm(struct sroce_kqp *kqp)
 	if (d == U64_MAX)
 		hrtimer_try_to_cancel(&kqp->timer);
 	else
-		hrtimer_start(&kqp->timer, ns_to_ktime(d), HRTIMER_MODE_ABS);
-}
-
-/* Hard interrupt context: the core runs only from the work. */
-static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
-{
-	struct sroce_kqp *kqp = container_of(t, struct sroce_kqp, timer);
-
-	queue_work(sroce_qp_wq, &kqp->work);
-	return HRTIMER_NORESTART;
+		hrtimer_start(&kqp->timer, ns_to_ktime(d),
+			      HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -137,6 +129,35 @@ void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
 	    (sq_check && sroce_kqp_sq_has_more(kqp)))
 		sroce_kqp_queue(kqp);
 	sroce_kqp_arm(kqp);
+}
+
+/*
+ * The timer runs in softirq (HRTIMER_MODE_ABS_SOFT), the context RX runs
+ * the core in, and does what is due itself: a delayed ACK or a
+ * retransmission must not wait until a worker gets a CPU that a
+ * busy-polling application holds.  Like RX it sends at most
+ * SROCE_QP_INLINE_BUDGET packets and leaves the rest to the work.
+ */
+static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
+{
+	struct sroce_kqp *kqp = container_of(t, struct sroce_kqp, timer);
+	bool more = false;
+	u64 now;
+
+	sroce_kqp_lock(kqp);
+	if (!kqp->dying) {
+		now = ktime_get_ns();
+		kqp->timer_ns = U64_MAX;
+		if (now >= kqp->retry_ns)
+			kqp->retry_ns = U64_MAX;
+		if (sroce_qp_next_deadline(&kqp->core) <= now)
+			sroce_qp_on_deadline(&kqp->core, now);
+		if (sroce_qp_pending(&kqp->core))
+			more = sroce_kqp_kick(kqp, SROCE_QP_INLINE_BUDGET, now);
+		sroce_kqp_settle(kqp, more, false, now);
+	}
+	sroce_kqp_unlock(kqp);
+	return HRTIMER_NORESTART;
 }
 
 /*
@@ -203,7 +224,7 @@ static void sroce_kqp_work(struct work_struct *work)
 void sroce_kqp_exec_init(struct sroce_kqp *kqp)
 {
 	spin_lock_init(&kqp->lock);
-	hrtimer_init(&kqp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hrtimer_init(&kqp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	kqp->timer.function = sroce_kqp_timer;
 	kqp->timer_ns = U64_MAX;
 	kqp->retry_ns = U64_MAX;
