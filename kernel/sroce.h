@@ -298,7 +298,7 @@ struct sroce_rx;
 
 struct sroce_kqp {
 	struct ib_qp		ibqp;
-	spinlock_t		lock;
+	spinlock_t		lock;	/* serialises calls into @core */
 	struct sroce_qp		core;	/* NET reads core.stats unlocked */
 	struct sroce_dev	*sdev;
 	struct sroce_ring	sq;
