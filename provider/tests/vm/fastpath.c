@@ -13,14 +13,20 @@
  * N ibv_post_send (one signaled SEND each, polled to completion on both
  * sides before the next: the worst case for doorbells, every post finds
  * the SQ idle); one ibv_post_send of a list of N/4 WRs; then the payloads
- * are checked.  Output ends with "fastpath: N passed, M failed".
+ * are checked.  Then, not counted: the ibv_qp_ex builders (a batch of
+ * SENDs, half inline, one wr_complete) reaped with the extended poll API;
+ * and UD: SEND_WITH_IMM through an AH, checking the completion's flags
+ * (GRH, WITH_IMM), imm_data, byte_len (payload + 40-byte GRH) and src_qp.
+ * Output ends with "fastpath: N passed, M failed".
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <endian.h>
 
 #include <infiniband/verbs.h>
 
@@ -122,6 +128,180 @@ static bool reap(struct ibv_cq *cq, int want, long *polls)
 			return false;
 	}
 	return true;
+}
+
+/* The ibv_qp_ex builders and the extended CQ, RC loopback. */
+static void qp_ex_phase(struct ibv_context *ctx, struct ibv_pd *pd, int gidx,
+			const union ibv_gid *gid)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_qp_init_attr_ex ia = {
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = MSG },
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	static uint8_t buf[2 * 16 * MSG];
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_qp *qa, *qb;
+	struct ibv_qp_ex *qx;
+	struct ibv_cq_ex *cq;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+	int i, got = 0, sends = 0, recvs = 0, bad = 0, ret;
+	long spins = 0;
+
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = ibv_create_cq_ex(ctx, &ca);
+	ia.send_cq = ia.recv_cq = cq ? ibv_cq_ex_to_cq(cq) : NULL;
+	qa = mr && cq ? ibv_create_qp_ex(ctx, &ia) : NULL;
+	qb = qa ? ibv_create_qp_ex(ctx, &ia) : NULL;
+	qx = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	CHECK("qp_ex setup", qx && qb &&
+	      !connect_qp(qa, qb->qp_num, gidx, gid) &&
+	      !connect_qp(qb, qa->qp_num, gidx, gid));
+	if (!qx || !qb)
+		return;
+	for (i = 0; i < 16; i++) {
+		memset(buf + i * MSG, 0xa0 + i, MSG);
+		sge = (struct ibv_sge){ .addr = (uintptr_t)buf + (16 + i) * MSG,
+					.length = MSG, .lkey = mr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + i, .sg_list = &sge,
+					    .num_sge = 1 };
+		bad |= ibv_post_recv(qb, &rwr, &rbad);
+	}
+	ibv_wr_start(qx);
+	for (i = 0; i < 16; i++) {
+		qx->wr_id = i;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qx);
+		if (i & 1)
+			ibv_wr_set_inline_data(qx, buf + i * MSG, MSG);
+		else
+			ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)buf + i * MSG,
+				       MSG);
+	}
+	CHECK("wr_complete", !bad && !ibv_wr_complete(qx));
+
+	while (got < 32 && spins++ < 2000000000L) {
+		ret = ibv_start_poll(cq, &pa);
+		if (ret == ENOENT)
+			continue;
+		if (ret)
+			break;
+		do {
+			got++;
+			if (cq->status != IBV_WC_SUCCESS)
+				bad = 1;
+			else if (ibv_wc_read_opcode(cq) == IBV_WC_SEND)
+				sends++;
+			else if (ibv_wc_read_opcode(cq) == IBV_WC_RECV &&
+				 ibv_wc_read_byte_len(cq) == MSG &&
+				 ibv_wc_read_qp_num(cq) == qb->qp_num &&
+				 !(ibv_wc_read_wc_flags(cq) & IBV_WC_WITH_IMM))
+				recvs++;
+		} while (ibv_next_poll(cq) == 0);
+		ibv_end_poll(cq);
+	}
+	CHECK("extended poll: 16 sends, 16 receives", !bad && sends == 16 &&
+	      recvs == 16);
+	CHECK("qp_ex payloads (half inline)",
+	      !memcmp(buf, buf + 16 * MSG, 16 * MSG));
+	CHECK("qp_ex teardown", !ibv_destroy_qp(qa) && !ibv_destroy_qp(qb) &&
+	      !ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) && !ibv_dereg_mr(mr));
+}
+
+/* UD through an AH to our own GID, with immediate data. */
+static void ud_phase(struct ibv_context *ctx, struct ibv_pd *pd, int gidx,
+		     const union ibv_gid *gid)
+{
+	struct ibv_qp_init_attr ia = {
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = MSG },
+		.qp_type = IBV_QPT_UD,
+		.sq_sig_all = 1,
+	};
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = *gid, .sgid_index = gidx, .hop_limit = 64 },
+	};
+	static uint8_t buf[2 * MSG + 40];
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_wc wc[2], rwc = {};
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge sge;
+	struct ibv_cq *cq;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	int got = 0, n, i, ok = 1;
+	long spins = 0;
+
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	ia.send_cq = ia.recv_cq = cq;
+	qa = cq ? ibv_create_qp(pd, &ia) : NULL;
+	qb = qa ? ibv_create_qp(pd, &ia) : NULL;
+	ah = ibv_create_ah(pd, &aa);
+	for (i = 0; qa && qb && i < 2; i++) {
+		struct ibv_qp *q = i ? qb : qa;
+
+		a.qp_state = IBV_QPS_INIT;
+		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				     IBV_QP_PORT | IBV_QP_QKEY);
+		a.qp_state = IBV_QPS_RTR;
+		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0;
+		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
+	CHECK("ud setup", mr && qa && qb && ah && ok);
+	if (!mr || !qa || !qb || !ah || !ok)
+		return;
+	memset(buf, 0x5a, MSG);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)buf + MSG,
+				.length = MSG + 40, .lkey = mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 7, .sg_list = &sge,
+				    .num_sge = 1 };
+	CHECK("ud post_recv", !ibv_post_recv(qb, &rwr, &rbad));
+	sge = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = MSG,
+				.lkey = mr->lkey };
+	swr = (struct ibv_send_wr){
+		.wr_id = 8, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_INLINE,
+		.imm_data = htobe32(0xdeadbeef),
+		.wr.ud = { .ah = ah, .remote_qpn = qb->qp_num,
+			   .remote_qkey = 0x11111111 } };
+	CHECK("ud post_send", !ibv_post_send(qa, &swr, &sbad));
+	while (got < 2 && spins++ < 2000000000L) {
+		n = ibv_poll_cq(cq, 2, wc);
+		for (i = 0; i < n; i++)
+			if (wc[i].wr_id == 7)
+				rwc = wc[i];
+		got += n > 0 ? n : 0;
+	}
+	CHECK("ud completions", got == 2 && rwc.status == IBV_WC_SUCCESS);
+	CHECK("ud wc: RECV, GRH | WITH_IMM, imm, byte_len, src_qp",
+	      rwc.opcode == IBV_WC_RECV &&
+	      rwc.wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM) &&
+	      rwc.imm_data == htobe32(0xdeadbeef) &&
+	      rwc.byte_len == MSG + 40 && rwc.src_qp == qa->qp_num);
+	CHECK("ud payload", !memcmp(buf, buf + MSG + 40, MSG));
+	CHECK("ud teardown", !ibv_destroy_qp(qa) && !ibv_destroy_qp(qb) &&
+	      !ibv_destroy_ah(ah) && !ibv_destroy_cq(cq) && !ibv_dereg_mr(mr));
 }
 
 int main(int argc, char **argv)
@@ -229,6 +409,9 @@ int main(int argc, char **argv)
 	CHECK("send list", ok && reap(cq, 2 * (n - 3 * n / 4), &polls));
 
 	CHECK("payloads", !memcmp(buf, buf + n * MSG, n * MSG));
+
+	qp_ex_phase(ctx, pd, gidx, &gid);
+	ud_phase(ctx, pd, gidx, &gid);
 
 	CHECK("teardown", !ibv_destroy_qp(qa) && !ibv_destroy_qp(qb) &&
 	      !ibv_destroy_cq(cq) && !ibv_dereg_mr(mr) &&
