@@ -371,6 +371,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 	/* IPv4 UDP checksum 0: the ICRC protects the packet end to end. */
 	skb->ip_summed = CHECKSUM_NONE;
+	skb->priority = rt_tos2priority(av->tclass);
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
@@ -438,6 +439,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 	skb->ip_summed = CHECKSUM_NONE;
 	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr,
 		      SROCE_UDP_HLEN + roce_len);
+	skb->priority = rt_tos2priority(av->tclass);
 	skb->protocol = htons(ETH_P_IPV6);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
