@@ -243,6 +243,14 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	return 0;
 }
 
+/* Drop every WQE posted to the SQ so far, without completions. */
+static void sroce_kqp_sq_discard(struct sroce_kqp *kqp)
+{
+	kqp->sq_cons = kqp->user ? READ_ONCE(kqp->sq.ctl->prod) : kqp->sq_prod;
+	kqp->sq_seen = kqp->sq_cons;
+	sroce_kqp_ring_release(&kqp->sq, kqp->sq_cons);
+}
+
 /*
  * modify_qp to RESET: whatever the rings hold is dropped without a
  * completion (verbs), and a broken ring becomes usable again.
@@ -250,9 +258,7 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 void sroce_kqp_rings_reset(struct sroce_kqp *kqp)
 {
 	kqp->broken = SROCE_KQP_SOUND;
-	kqp->sq_cons = kqp->user ? READ_ONCE(kqp->sq.ctl->prod) : kqp->sq_prod;
-	kqp->sq_seen = kqp->sq_cons;
-	sroce_kqp_ring_release(&kqp->sq, kqp->sq_cons);
+	sroce_kqp_sq_discard(kqp);
 	if (kqp->rq.buf) {
 		kqp->rq_cons = kqp->user ? READ_ONCE(kqp->rq.ctl->prod) :
 					   kqp->rq_prod;
@@ -395,6 +401,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* User QPs post through the ring; only the doorbell is a call. */
 		err = -EINVAL;
 		*bad_wr = wr;
+	} else if (kqp->user && sroce_kqp_state(kqp) == SROCE_QPS_RESET) {
+		/*
+		 * Posting in RESET is an error (verbs); the WQEs must not run
+		 * after a later move to RTS, so they are dropped here.
+		 */
+		sroce_kqp_sq_discard(kqp);
+		err = -EINVAL;
 	}
 	if (!kqp->dying) {
 		now = ktime_get_ns();
