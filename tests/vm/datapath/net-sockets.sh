@@ -19,7 +19,7 @@ socks() {
 relink() {
 	rdma link add "$SROCE_DEV" type sroce netdev "$SROCE_IF"
 }
-trap 'modprobe -r rdma_rxe 2>/dev/null; rdma link show "$SROCE_DEV/1" >/dev/null 2>&1 || relink' EXIT
+trap 'modprobe -r rdma_rxe 2>/dev/null || true; rdma link show "$SROCE_DEV/1" >/dev/null 2>&1 || relink' EXIT
 
 ss -Hulan 'sport = :4791' | tee "$SROCE_OUT/socks.up"
 [[ $(socks | tr '\n' ' ') == "v4 v6 " ]] ||

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The counters of "rdma statistic show link" add up.  First without loss:
+# every packet one guest sent, the other counted, accepted (rx_packets) or
+# dropped by reason (rx_drop_*), exactly.  Then with 10 % loss on both
+# egresses: the RC QPs must have recovered (retransmits, timeouts or NAKs
+# counted), and the counts survive the QPs, which are gone when read.
+. "$SROCE_TOP/tests/vm/datapath/datapath.lib"
+. "$SROCE_TOP/tests/vm/datapath/pingpong.lib"
+
+[[ $SROCE_DRIVER == sroce ]] || skip "sroce counters (driver is $SROCE_DRIVER)"
+trap 'rc=$?; tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true; (exit $rc); _dp_exit' EXIT
+
+# stats: "name value" lines of our port's counters.
+stats() {
+	rdma statistic show link "$DEV/1" | tr ' ' '\n' | sed -n '/^tx_packets$/,$p' |
+		paste -d ' ' - -
+}
+# sum FILE PATTERN: sum of the counters whose name matches PATTERN.
+sum() {
+	awk -v p="$2" '$1 ~ p { s += $2 } END { print s + 0 }' "$1"
+}
+
+stats >"$SROCE_OUT/c0"
+pingpong rc cnt-clean 18900 "$G4" 100 4500
+stats >"$SROCE_OUT/c1"
+tx=$(($(sum "$SROCE_OUT/c1" '^tx_packets$') - $(sum "$SROCE_OUT/c0" '^tx_packets$')))
+rx=$(($(sum "$SROCE_OUT/c1" '^rx_packets$') - $(sum "$SROCE_OUT/c0" '^rx_packets$')))
+drop=$(($(sum "$SROCE_OUT/c1" '^rx_drop_') - $(sum "$SROCE_OUT/c0" '^rx_drop_')))
+sroce_put clean "$tx $rx $drop"
+read -r ptx prx pdrop <<<"$(sroce_get clean)"
+log "no loss: sent $tx, received $rx + dropped $drop; peer sent $ptx"
+((tx > 200)) || fail "only $tx packets counted sent for 100 x 4500 B round trips"
+((rx + drop == ptx)) || fail "peer sent $ptx, here $rx accepted + $drop dropped"
+(($(sum "$SROCE_OUT/c1" '^tx_(no_route|dropped|no_mem)$') == 0)) ||
+	fail "transmit errors counted: $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c1" | tr '\n' ' ')"
+sroce_barrier clean.checked
+
+tc qdisc add dev "$SROCE_IF" root netem loss 10%
+pingpong rc cnt-loss 18901 "$G4" 100 4500
+tc qdisc del dev "$SROCE_IF" root
+stats >"$SROCE_OUT/c2"
+rec=$(($(sum "$SROCE_OUT/c2" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$') -
+	$(sum "$SROCE_OUT/c1" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$')))
+sroce_put loss "$rec"
+prec=$(sroce_get loss)
+log "10 % loss: recovery events here $rec, peer $prec ($(grep -E '^(retransmits|timeouts|seq_naks|duplicate)' "$SROCE_OUT/c2" | tr '\n' ' '))"
+((rec + prec > 0)) || fail "no retransmit, timeout, NAK or duplicate counted under 10 % loss"
