@@ -175,37 +175,33 @@ static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 {
 	struct sroce_qp *qp = &kqp->core;
+	bool more;
 	u64 now;
 
 	if (kqp->dying)
 		return false;
-	for (;;) {
-		now = ktime_get_ns();
-		if (now >= kqp->timer_ns)
-			kqp->timer_ns = U64_MAX;	/* it fired */
-		if (now >= kqp->retry_ns)
-			kqp->retry_ns = U64_MAX;
-		if (sroce_qp_next_deadline(qp) <= now)
-			sroce_qp_on_deadline(qp, now);
-		if (sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now)) {
-			sroce_kqp_arm(kqp);
-			return true;
-		}
-		if (sroce_qp_pending(qp)) {
-			/* ops->emit refused: retry later, do not spin. */
-			kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
-			break;
-		}
-		if (!kqp->user)
-			break;
+	now = ktime_get_ns();
+	if (now >= kqp->timer_ns)
+		kqp->timer_ns = U64_MAX;	/* it fired */
+	if (now >= kqp->retry_ns)
+		kqp->retry_ns = U64_MAX;
+	if (sroce_qp_next_deadline(qp) <= now)
+		sroce_qp_on_deadline(qp, now);
+	more = sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now);
+	if (!more && sroce_qp_pending(qp)) {
+		/* ops->emit refused: retry later, do not spin. */
+		kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
+	} else if (!more && kqp->user) {
 		sroce_kqp_sq_set_draining(kqp, false);
 		smp_mb();	/* flag store before the prod load */
-		if (!kqp->sq_asked || !sroce_kqp_sq_has_more(kqp))
-			break;
-		sroce_kqp_sq_set_draining(kqp, true);
+		if (kqp->sq_asked && sroce_kqp_sq_has_more(kqp)) {
+			/* Posted meanwhile: another pass, flag set again. */
+			sroce_kqp_sq_set_draining(kqp, true);
+			more = true;
+		}
 	}
 	sroce_kqp_arm(kqp);
-	return false;
+	return more;
 }
 
 static void sroce_kqp_work(struct work_struct *work)
