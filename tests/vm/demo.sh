@@ -14,6 +14,7 @@ set -euo pipefail
 # ---- guest side ------------------------------------------------------------
 if [[ -n ${SROCE_ROLE:-} ]]; then
 	. "$SROCE_TOP/tests/vm/lib.sh"
+	. "$SROCE_TOP/scripts/verbs-env.sh" || fail "no provider build (make provider)"
 	[[ -n $SROCE_DEV ]] || fail "no RDMA device in this guest"
 	sum=$SROCE_OUT/demo.txt
 	gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") ||
