@@ -75,13 +75,13 @@ struct sroce_ring_ctl {
  * clears the flag, issues a full barrier, then re-reads prod before it
  * stops, so no posted WQE is ever left behind.
  */
-#define SROCE_SQ_DRAINING	(1u << 0)
+#define SROCE_SQ_DRAINING	0x1u
 
 /*
  * CQ cons_flags is provider-written and ignored by the kernel.  The CQ's
  * prod_flags (kernel-written): the CQ overflowed and has gone to error.
  */
-#define SROCE_CQ_OVERFLOW	(1u << 0)
+#define SROCE_CQ_OVERFLOW	0x1u
 
 struct sroce_sge_abi {
 	__u64 addr;
