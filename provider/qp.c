@@ -210,7 +210,8 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t prod;
 	int ret = 0;
 
-	if (!rq->ring.buf) {
+	/* Receives may be posted from INIT on (verbs), never in RESET. */
+	if (!rq->ring.buf || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

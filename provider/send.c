@@ -199,6 +199,16 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int ret = 0;
 	int db;
 
+	/*
+	 * Verbs refuse sends before RTS.  libibverbs keeps qp->state from
+	 * ibv_modify_qp; a kernel-side move to ERR is not seen here, and
+	 * needs not be: posting in ERR is allowed (the WQEs are flushed).
+	 */
+	if (ibqp->state < IBV_QPS_RTS) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
 	pthread_spin_lock(&qp->sq.lock);
 	prod = qp->sq.ring.idx;
 	for (; wr; wr = wr->next) {
@@ -254,6 +264,9 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 	struct sroce_qp *qp = to_sroce_qp_ex(qpx);
 	int ret = qp->wr_err;
 	bool posted = false;
+
+	if (!ret && qp->vqp.qp.state < IBV_QPS_RTS)
+		ret = EINVAL;	/* as ibv_post_send */
 
 	if (!ret && qp->wr_prod != qp->sq.ring.idx) {
 		sroce_sq_publish(qp, qp->wr_prod);

@@ -265,6 +265,7 @@ static struct ibv_pd fake_pd = { .context = &fake_ctx };
 
 static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
 {
+	struct ibv_qp *qp;
 	struct ibv_qp_init_attr_ex a = {
 		.qp_type = type,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
@@ -277,7 +278,10 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
 		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		a.send_ops_flags = send_ops;
 	}
-	return sroce_create_qp_ex(&fake_ctx, &a);
+	qp = sroce_create_qp_ex(&fake_ctx, &a);
+	if (qp)
+		qp->state = IBV_QPS_RTS;	/* as ibv_modify_qp leaves it */
+	return qp;
 }
 
 /* ---- tests ---------------------------------------------------------- */
@@ -406,6 +410,12 @@ static void test_post_recv(void)
 					      .num_sge = 2,
 					      .next = i < 5 ? &wr[i + 1] : NULL };
 
+	/* RESET: refused; INIT is fine (tested below in RTS). */
+	qp->state = IBV_QPS_RESET;
+	CHECK(sroce_post_recv(qp, &wr[0], &bad) == EINVAL && bad == &wr[0]);
+	CHECK(krq.ctl->prod == 0);
+	qp->state = IBV_QPS_INIT;
+
 	/* Too many SGEs: nothing posted, bad_wr is the culprit. */
 	wr[0].num_sge = 5;
 	CHECK(sroce_post_recv(qp, &wr[0], &bad) == EINVAL && bad == &wr[0]);
@@ -460,8 +470,14 @@ static void test_post_send(void)
 			.wr.rdma = { .remote_addr = 0xabc0, .rkey = 0x55 },
 			.next = i < 4 ? &wr[i + 1] : NULL };
 
-	/* One WR: one doorbell. */
+	/* Before RTS: refused, nothing written, no doorbell. */
 	wr[0].next = NULL;
+	qp->state = IBV_QPS_RTR;
+	CHECK(sroce_post_send(qp, &wr[0], &bad) == EINVAL && bad == &wr[0]);
+	CHECK(ksq.ctl->prod == 0 && doorbells == 0);
+	qp->state = IBV_QPS_RTS;
+
+	/* One WR: one doorbell. */
 	CHECK(sroce_post_send(qp, &wr[0], &bad) == 0);
 	CHECK(ksq.ctl->prod == 1 && doorbells == 1);
 	w = kring_elem(&ksq, 0);
@@ -594,6 +610,15 @@ static void test_qp_ex(void)
 	w = kring_elem(&ksq, 2);
 	CHECK(w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD &&
 	      w->atomic.compare_add == 5 && w->atomic.rkey == 0x88);
+
+	/* Before RTS: wr_complete refuses the whole batch. */
+	qp->state = IBV_QPS_RTR;
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 64);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	CHECK(ksq.ctl->prod == 3 && doorbells == db + 1);
+	qp->state = IBV_QPS_RTS;
 
 	/* An error anywhere posts nothing of the batch. */
 	__atomic_store_n(&ksq.ctl->cons, 3, __ATOMIC_RELEASE);

@@ -2,8 +2,9 @@
 /*
  * objects: the provider's object verbs against the real sroce.ko, one
  * process, no traffic: MR, CQ (legacy and extended, poll on an empty
- * ring, arm, resize, the refusals), AH, QP (RC, UC, UD, ibv_qp_ex; the
- * rings posted into in RESET, where the kernel never looks), SRQ refusal.
+ * ring, arm, resize, the refusals), AH, QP (RC, UC, UD, ibv_qp_ex; posts
+ * refused in RESET, receives posted in INIT until the RQ is full), SRQ
+ * refusal.
  *
  *   objects DEV GID_INDEX
  *
@@ -132,6 +133,24 @@ static void qp_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 		snprintf(what, sizeof(what), "query_qp type %d", types[i]);
 		CHECK(what, !ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP,
 					  &qia) && qa.qp_state == IBV_QPS_RESET);
+		/* Verbs: no sends before RTS, no receives in RESET. */
+		swr.wr.ud.ah = ah;
+		snprintf(what, sizeof(what), "post in RESET type %d",
+			 types[i]);
+		CHECK(what, ibv_post_send(qp, &swr, &sbad) == EINVAL &&
+		      ibv_post_recv(qp, &rwr, &rbad) == EINVAL);
+		qa.qp_state = IBV_QPS_INIT;
+		qa.pkey_index = 0;
+		qa.port_num = 1;
+		qa.qkey = 0x11111111;
+		qa.qp_access_flags = 0;
+		snprintf(what, sizeof(what), "modify to INIT type %d",
+			 types[i]);
+		CHECK(what, !ibv_modify_qp(qp, &qa, IBV_QP_STATE |
+					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					   (types[i] == IBV_QPT_UD ?
+					    IBV_QP_QKEY :
+					    IBV_QP_ACCESS_FLAGS)));
 		/* 8 receives fit, the 9th (at least) does not. */
 		for (rwr.wr_id = 0; rwr.wr_id < 64; rwr.wr_id++)
 			if (ibv_post_recv(qp, &rwr, &rbad))
@@ -139,13 +158,6 @@ static void qp_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 		snprintf(what, sizeof(what), "post_recv until full type %d",
 			 types[i]);
 		CHECK(what, rwr.wr_id >= 8 && rwr.wr_id < 64 && rbad == &rwr);
-		swr.wr.ud.ah = ah;
-		swr.opcode = IBV_WR_RDMA_READ;
-		snprintf(what, sizeof(what), "post_send READ type %d",
-			 types[i]);
-		CHECK(what, (ibv_post_send(qp, &swr, &sbad) == EINVAL) ==
-		      (types[i] != IBV_QPT_RC));
-		swr.opcode = IBV_WR_SEND;
 		qpx = ibv_qp_to_qp_ex(qp);
 		snprintf(what, sizeof(what), "qp_ex type %d", types[i]);
 		CHECK(what, qpx && qpx->wr_send);
