@@ -656,7 +656,7 @@ static void test_qp_ex(void)
 
 static struct ibv_qp *stress_qp;
 static struct ibv_cq *stress_cq;
-static volatile bool stress_stop;
+static bool stress_stop;
 
 static void *stress_kernel(void *arg)
 {
@@ -667,7 +667,7 @@ static void *stress_kernel(void *arg)
 
 	for (;;) {
 		sem_wait(&kick);
-		if (stress_stop)
+		if (__atomic_load_n(&stress_stop, __ATOMIC_ACQUIRE))
 			return NULL;
 		__atomic_store_n(&sq->cons_flags, SROCE_SQ_DRAINING,
 				 __ATOMIC_RELAXED);
@@ -719,12 +719,10 @@ static void *stress_poster(void *arg)
 				.opcode = IBV_WR_SEND,
 				.next = k + 1 < n ? &wr[k + 1] : NULL };
 		ret = sroce_post_send(stress_qp, wr, &bad);
-		if (ret == ENOMEM)
-			i += bad - wr;	/* the rest again */
-		else if (ret)
+		if (ret && ret != ENOMEM)
 			return (void *)1;
-		else
-			i += n;
+		/* On ENOMEM the WRs from bad on go again. */
+		i += ret ? bad - wr : n;
 	}
 	return NULL;
 }
@@ -780,7 +778,7 @@ static void test_threads(void)
 		pthread_join(pt[i], &res);
 		CHECK(!res);
 	}
-	stress_stop = true;
+	__atomic_store_n(&stress_stop, true, __ATOMIC_RELEASE);
 	sem_post(&kick);
 	pthread_join(kt, NULL);
 	stress = false;

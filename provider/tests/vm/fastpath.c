@@ -162,7 +162,8 @@ static void qp_ex_phase(struct ibv_context *ctx, struct ibv_pd *pd, int gidx,
 
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	cq = ibv_create_cq_ex(ctx, &ca);
-	ia.send_cq = ia.recv_cq = cq ? ibv_cq_ex_to_cq(cq) : NULL;
+	ia.send_cq = cq ? ibv_cq_ex_to_cq(cq) : NULL;
+	ia.recv_cq = ia.send_cq;
 	qa = mr && cq ? ibv_create_qp_ex(ctx, &ia) : NULL;
 	qb = qa ? ibv_create_qp_ex(ctx, &ia) : NULL;
 	qx = qa ? ibv_qp_to_qp_ex(qa) : NULL;
@@ -251,7 +252,8 @@ static void ud_phase(struct ibv_context *ctx, struct ibv_pd *pd, int gidx,
 
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	ia.send_cq = ia.recv_cq = cq;
+	ia.send_cq = cq;
+	ia.recv_cq = ia.send_cq;
 	qa = cq ? ibv_create_qp(pd, &ia) : NULL;
 	qb = qa ? ibv_create_qp(pd, &ia) : NULL;
 	ah = ibv_create_ah(pd, &aa);
@@ -347,7 +349,8 @@ int main(int argc, char **argv)
 		return 1;
 	mr = ibv_reg_mr(pd, buf, 2 * n * MSG, IBV_ACCESS_LOCAL_WRITE);
 	cq = ibv_create_cq(ctx, 4 * n, NULL, NULL, 0);
-	ia.send_cq = ia.recv_cq = cq;
+	ia.send_cq = cq;
+	ia.recv_cq = ia.send_cq;
 	qa = mr && cq ? ibv_create_qp(pd, &ia) : NULL;
 	qb = qa ? ibv_create_qp(pd, &ia) : NULL;
 	CHECK("setup", qa && qb);

@@ -17,6 +17,8 @@
 
 #include <infiniband/verbs.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static int passed, failed;
 
 #define CHECK(what, cond) do {						\
@@ -121,8 +123,9 @@ static void qp_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK("create_cq for QPs", cq);
 	if (!cq)
 		return;
-	ia.send_cq = ia.recv_cq = cq;
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+	ia.send_cq = cq;
+	ia.recv_cq = ia.send_cq;
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		ia.qp_type = types[i];
 		qp = ibv_create_qp_ex(ctx, &ia);
 		snprintf(what, sizeof(what), "create_qp_ex type %d", types[i]);
