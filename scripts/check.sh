@@ -12,18 +12,19 @@ logs=$build/logs
 mkdir -p "$logs"
 cd "$top" || exit 1
 
-phases=(deps build lint unit sim fuzz vm)
+phases=(deps build lint unit provider sim fuzz vm)
 declare -A cmd=(
 	[deps]="scripts/deps.sh"
 	[build]="make -s all"
 	[lint]="scripts/lint.sh"
 	[unit]="make -s check-unit"
+	[provider]="provider/tests/run.sh"
 	[sim]="make -s check-sim"
 	[fuzz]="make -s check-fuzz"
 	[vm]="make -s check-vm"
 )
 # deps and build are prerequisites, not tests: they count only if they fail.
-declare -A counted=([lint]=1 [unit]=1 [sim]=1 [fuzz]=1 [vm]=1)
+declare -A counted=([lint]=1 [unit]=1 [provider]=1 [sim]=1 [fuzz]=1 [vm]=1)
 
 total_pass=0 total_fail=0 summary=()
 for p in "${phases[@]}"; do
