@@ -21,6 +21,10 @@ enum {
 	SROCE_STAT_QP_RNR_NAKS_SENT,
 	SROCE_STAT_QP_DUP_REQUESTS,
 	SROCE_STAT_QP_IMPLIED_NAKS,
+	SROCE_STAT_QP_ACCESS_NAKS_SENT,
+	SROCE_STAT_QP_ACCESS_NAKS_RCVD,
+	SROCE_STAT_QP_ERROR_NAKS_SENT,
+	SROCE_STAT_QP_ERROR_NAKS_RCVD,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -46,6 +50,10 @@ static const char * const sroce_qp_stat_names[] = {
 	"rnr_naks_sent",
 	"duplicate_requests",
 	"implied_naks",
+	"access_naks_sent",
+	"access_naks_rcvd",
+	"error_naks_sent",
+	"error_naks_rcvd",
 };
 
 static_assert(ARRAY_SIZE(sroce_qp_stat_names) ==
@@ -89,6 +97,10 @@ static void sroce_qp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[5] += READ_ONCE(s->rnr_naks_sent);
 	v[6] += READ_ONCE(s->dup_requests);
 	v[7] += READ_ONCE(s->implied_naks);
+	v[8] += READ_ONCE(s->access_naks_sent);
+	v[9] += READ_ONCE(s->access_naks_rcvd);
+	v[10] += READ_ONCE(s->error_naks_sent);
+	v[11] += READ_ONCE(s->error_naks_rcvd);
 }
 
 /*
@@ -112,6 +124,10 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->rnr_naks_sent += s->rnr_naks_sent;
 	r->dup_requests += s->dup_requests;
 	r->implied_naks += s->implied_naks;
+	r->access_naks_sent += s->access_naks_sent;
+	r->access_naks_rcvd += s->access_naks_rcvd;
+	r->error_naks_sent += s->error_naks_sent;
+	r->error_naks_rcvd += s->error_naks_rcvd;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 

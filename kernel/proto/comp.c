@@ -228,6 +228,10 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 			sroce_comp_arm(qp, now);
 			return SROCE_DROP_NONE;
 		}
+		if (val == SROCE_NAK_REMOTE_ACCESS)
+			qp->stats.access_naks_rcvd++;
+		else
+			qp->stats.error_naks_rcvd++;
 		sroce_comp_fail(qp, sroce_nak_status(val), syn, now);
 		return SROCE_DROP_NONE;
 	default:

@@ -437,6 +437,10 @@ struct sroce_qp_stats {
 	u64 rnr_naks_sent;
 	u64 dup_requests;
 	u64 implied_naks;	/* ACK past an unanswered READ/atomic */
+	u64 access_naks_sent;	/* remote access error NAKs */
+	u64 access_naks_rcvd;
+	u64 error_naks_sent;	/* invalid request / remote op error NAKs */
+	u64 error_naks_rcvd;
 };
 
 struct sroce_qp {

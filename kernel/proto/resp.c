@@ -134,6 +134,10 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 	qp->resp.ack_held = false;
 	sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK, nak),
 			    pkt->h.bth.psn);
+	if (nak == SROCE_NAK_REMOTE_ACCESS)
+		qp->stats.access_naks_sent++;
+	else
+		qp->stats.error_naks_sent++;
 	if (recv_status && qp->resp.have_rwqe)
 		sroce_resp_complete(qp, recv_status, SROCE_WC_RECV, NULL, 0);
 	sroce_qp_event(qp, nak == SROCE_NAK_REMOTE_ACCESS ?

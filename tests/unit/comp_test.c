@@ -344,6 +344,10 @@ START_TEST(test_remote_errors)
 		ck_assert_uint_eq(m->cqe[1].status, t[i].status);
 		ck_assert_uint_eq(m->cqe[1].vendor_err, mock_nak_syn(t[i].code));
 		ck_assert_uint_eq(m->cqe[2].status, SROCE_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(m->qp.stats.access_naks_rcvd,
+				  t[i].code == SROCE_NAK_REMOTE_ACCESS);
+		ck_assert_uint_eq(m->qp.stats.error_naks_rcvd,
+				  t[i].code != SROCE_NAK_REMOTE_ACCESS);
 		/* In ERR, further packets are refused. */
 		ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 102, 2),
 				 SROCE_DROP_BAD_QP_STATE);

@@ -327,12 +327,15 @@ START_TEST(test_write_access_errors)
 	ck_assert_uint_eq(k.h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
+	ck_assert_uint_eq(p.b->qp.stats.access_naks_sent, 1);
+	ck_assert_uint_eq(p.b->qp.stats.error_naks_sent, 0);
 	ck_assert_uint_eq(p.b->events[SROCE_EVENT_QP_ACCESS_ERR], 1);
 	/* The posted receive is flushed. */
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_WR_FLUSH_ERR);
 	mock_pump(p.b, &p.cb, p.a, 2);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(p.a->qp.stats.access_naks_rcvd, 1);
 	pair_free(&p);
 
 	/* Out of the MR's bounds. */
