@@ -122,6 +122,13 @@ if stale ibv_provider ibv_provider.c; then
 		-libverbs || die "cannot build $out/ibv_provider"
 	echo "$src" >"$out/ibv_provider.src"
 fi
+for p in objects fastpath; do
+	stale $p $p.c || continue
+	$cc -O2 -g -Wall -Wextra -Werror -I"$bdir/include" -o "$out/$p" \
+		"$tsrc/$p.c" -L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||
+		die "cannot build $out/$p"
+	echo "$src" >"$out/$p.src"
+done
 if stale no_rdma_netlink.so no_rdma_netlink.c; then
 	$cc -O2 -Wall -Werror -shared -fPIC -o "$out/no_rdma_netlink.so" \
 		"$tsrc/no_rdma_netlink.c" -ldl || die "cannot build $out/no_rdma_netlink.so"

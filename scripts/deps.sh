@@ -32,7 +32,7 @@ PKGS=(
 	# guests
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2 iputils-ping
 	# unmodified verbs tools run against our provider
-	perftest ibverbs-utils ibverbs-providers rdmacm-utils
+	perftest ibverbs-utils ibverbs-providers rdmacm-utils strace
 )
 
 missing_pkgs() {

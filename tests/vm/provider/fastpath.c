@@ -5,7 +5,7 @@
  * each phase below runs between two marker system calls (a write() to fd
  * -1 naming the phase, which fails with EBADF and does nothing else), so
  * that "strace -o T fastpath ..." shows exactly which calls each phase
- * made; provider/tests/vm/fastpath.sh counts them.
+ * made; tests/vm/provider/fastpath.sh counts them.
  *
  *   fastpath DEV GID_INDEX [N]
  *

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# provider/tests/vm/fastpath.c under strace, in guest a (guest b idles):
+# tests/vm/provider/fastpath.c under strace, in guest a (guest b idles):
 # the system calls each data-path phase made.  post_recv and poll_cq must
-# make none; post_send at most one per call.  Build: provider/tests/vm/build.sh
+# make none; post_send at most one per call.  Built by make provider.
 . "$SROCE_TOP/tests/vm/lib.sh"
 
 is_a || exit 0

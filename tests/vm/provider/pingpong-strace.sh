@@ -5,7 +5,7 @@
 # under strace -c, to count the system calls of the data path: post_recv
 # and poll_cq make none, post_send at most one doorbell (an ioctl() or
 # write() on the verbs fd).
-#   tools/sroce-vm provider/tests/vm/pingpong.sh
+#   tools/sroce-vm tests/vm/provider/pingpong-strace.sh
 # PINGPONG_ITERS (default 500), PINGPONG_SIZE (default 4096).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/scripts/verbs-env.sh" || fail "scripts/verbs-env.sh failed"

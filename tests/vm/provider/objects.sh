@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# provider/tests/vm/objects.c in each guest (no traffic).  Build it first:
+# tests/vm/provider/objects.c in each guest (no traffic), built by
+# scripts/build-provider.sh (make provider).  By hand:
 #   gcc -O2 -Wall -I$R/build/include -o build/provider/objects \
-#       provider/tests/vm/objects.c -L$R/build/lib -Wl,-rpath,$R/build/lib -libverbs
-# (R = the rdma-core tree), or let provider/tests/vm/build.sh do it.
+#       tests/vm/provider/objects.c -L$R/build/lib -Wl,-rpath,$R/build/lib -libverbs
+# (R = the rdma-core tree).
 . "$SROCE_TOP/tests/vm/lib.sh"
 
 bin=${OBJECTS_BIN:-$SROCE_TOP/build/provider/objects}
