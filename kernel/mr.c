@@ -5,7 +5,10 @@
  *
  * A key is (index in sdev->mrs << 8) | key byte; lkey == rkey.  The index
  * is allocated cyclically and the key byte advances on every registration,
- * so a key kept past its deregistration does not name the next MR.
+ * so a key kept past its deregistration does not name the next MR.  A
+ * fast-reg MR keeps its index; the consumer picks a new key byte for each
+ * IB_WR_REG_MR (ib_update_fast_reg_key), and the key and state checks of
+ * proto/mr_state.c refuse the old one.
  *
  * The device uses virtual DMA (no dma_device): a DMA MR's addresses are
  * kernel virtual addresses, and a user MR is the array of its pinned pages.
@@ -13,6 +16,7 @@
  * included, under the caller's rcu_read_lock() (see sroce.h, Lifetime).
  */
 #include <linux/highmem.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
@@ -64,7 +68,8 @@ static int sroce_mr_check_access(struct ib_device *ibdev, int access)
  * is reserved first and the MR stored once its keys are final, so a
  * lookup never sees a half-built MR.
  */
-static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
+			    int access, bool fast)
 {
 	u32 idx;
 	int err;
@@ -77,6 +82,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	key = (u8)atomic_inc_return(&sdev->mr_gen);
 	mr->ibmr.lkey = idx << 8 | key;
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	sroce_mr_st_init(&mr->st, mr->ibmr.lkey, access, fast);
 	/* The slot exists, so this cannot need memory. */
 	err = xa_err(xa_store_bh(&sdev->mrs, idx, mr, GFP_KERNEL));
 	if (err)
@@ -89,6 +95,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
+	kvfree(mr->fr_pages);
 	kfree(mr);
 }
 
@@ -157,13 +164,12 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 		goto err_free;
 
 	mr->pd = pd;
-	mr->access = access & SROCE_MR_ACCESS_MASK;
 	mr->iova = iova;
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
-	err = sroce_mr_publish(sdev, mr);
+	err = sroce_mr_publish(sdev, mr, access & SROCE_MR_ACCESS_MASK, false);
 	if (err)
 		goto err_free;
 	return &mr->ibmr;
@@ -197,10 +203,9 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 		goto err_obj;
 	}
 	mr->pd = pd;
-	mr->access = access & SROCE_MR_ACCESS_MASK;
 	mr->dma = true;
 	mr->length = U64_MAX;
-	err = sroce_mr_publish(sdev, mr);
+	err = sroce_mr_publish(sdev, mr, access & SROCE_MR_ACCESS_MASK, false);
 	if (err)
 		goto err_free;
 	return &mr->ibmr;
@@ -210,6 +215,133 @@ err_free:
 err_obj:
 	sroce_obj_del(sdev, SROCE_OBJ_MR);
 	return ERR_PTR(err);
+}
+
+/*
+ * ib_alloc_mr(IB_MR_TYPE_MEM_REG): a FREE MR with room for @max_num_sg
+ * pages, registered later by ib_map_mr_sg() and IB_WR_REG_MR.
+ */
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_obj;
+	}
+	mr->fr_pages = kvcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
+	if (!mr->fr_pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	spin_lock_init(&mr->lock);
+	mr->fr_max = max_num_sg;
+	mr->fr_shift = PAGE_SHIFT;
+	mr->pd = pd;
+	err = sroce_mr_publish(sdev, mr, 0, true);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	sroce_mr_free(mr);
+err_obj:
+	sroce_obj_del(sdev, SROCE_OBJ_MR);
+	return ERR_PTR(err);
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->fr_mapped >= mr->fr_max)
+		return -ENOMEM;
+	WRITE_ONCE(mr->fr_pages[mr->fr_mapped++], addr);
+	return 0;
+}
+
+/*
+ * ib_map_mr_sg: the consumer maps a FREE MR (nothing reads the page list
+ * then).  ib_sg_to_pages sets ibmr.iova and .length; REG_MR takes them.
+ * With virtual DMA the addresses are kernel addresses.
+ */
+static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	mr->fr_mapped = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      sroce_mr_set_page);
+}
+
+/* The MR of @key in @pd that fast registration applies to, or NULL. */
+static struct sroce_mr *sroce_mr_fast_lookup(struct sroce_dev *sdev,
+					     struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = xa_load(&sdev->mrs, key >> 8);
+
+	if (!mr || !mr->st.fast || mr->pd != pd)
+		return NULL;
+	return mr;
+}
+
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      u32 access)
+{
+	struct sroce_mr *mr = sroce_mr_fast_lookup(sdev, pd, key);
+	u64 iova, length, span;
+	u32 page_size;
+	int err = -EINVAL;
+
+	if (!mr)
+		return -EINVAL;
+	/* Set by ib_map_mr_sg while the MR is FREE. */
+	iova = READ_ONCE(mr->ibmr.iova);
+	length = READ_ONCE(mr->ibmr.length);
+	page_size = READ_ONCE(mr->ibmr.page_size);
+	if (!is_power_of_2(page_size) || page_size < SZ_4K)
+		return -EINVAL;
+
+	spin_lock_bh(&mr->lock);
+	/* The range must lie in the mapped pages, with u32 offsets. */
+	span = (iova & (page_size - 1)) + length;
+	if (span > (u64)mr->fr_mapped * page_size || span > U32_MAX)
+		goto out;
+	if (sroce_mr_st_reg(&mr->st, key, access & SROCE_MR_ACCESS_MASK))
+		goto out;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_offset = iova & (page_size - 1);
+	WRITE_ONCE(mr->fr_shift, ilog2(page_size));
+	err = 0;
+out:
+	spin_unlock_bh(&mr->lock);
+	return err;
+}
+
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_fast_lookup(sdev, pd, key);
+	int err;
+
+	if (!mr)
+		return -EINVAL;
+	spin_lock_bh(&mr->lock);
+	err = sroce_mr_st_inv(&mr->st, key) ? -EINVAL : 0;
+	spin_unlock_bh(&mr->lock);
+	return err;
 }
 
 static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -233,10 +365,37 @@ static bool sroce_kva_ok(unsigned long kva)
 	return virt_addr_valid(kva);
 }
 
+/* A copy of @mr's key, state and mapping, consistent for one check. */
+struct sroce_mr_view {
+	struct sroce_mr_st st;
+	u64 iova;
+	u64 length;
+	u32 page_off;	/* fast-reg: iova's offset in the first page */
+};
+
+static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
+{
+	if (!mr->st.fast) {
+		/* Fixed from publication on. */
+		v->st = mr->st;
+		v->iova = mr->iova;
+		v->length = mr->length;
+		v->page_off = 0;
+		return;
+	}
+	spin_lock_bh(&mr->lock);
+	v->st = mr->st;
+	v->iova = mr->iova;
+	v->length = mr->length;
+	v->page_off = mr->page_offset;
+	spin_unlock_bh(&mr->lock);
+}
+
 int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		     bool remote, u64 va, u32 len, u32 access,
 		     struct sroce_mem_ref *out)
 {
+	struct sroce_mr_view v;
 	struct sroce_mr *mr;
 	u64 off;
 
@@ -247,30 +406,83 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	}
 
 	mr = xa_load(&sdev->mrs, key >> 8);
-	if (!mr || mr->ibmr.lkey != key || mr->pd != pd)
+	if (!mr || mr->pd != pd)
 		return -EINVAL;
-	/* An rkey is usable only for the remote rights it was given. */
-	if (remote && !(access & SROCE_MR_REMOTE_MASK))
+	sroce_mr_view(mr, &v);
+	switch (sroce_mr_st_check(&v.st, key, remote, access)) {
+	case SROCE_MR_OK:
+		break;
+	case SROCE_MR_E_ACCESS:
 		return -EACCES;
-	if ((mr->access & access) != access)
-		return -EACCES;
+	default:
+		return -EINVAL;
+	}
 
 	if (mr->dma) {
 		if (va > U64_MAX - (len - 1) || !sroce_kva_ok(va) ||
 		    !sroce_kva_ok(va + len - 1))
 			return -EFAULT;
 	} else {
-		if (va < mr->iova)
+		if (va < v.iova)
 			return -EFAULT;
-		off = va - mr->iova;
-		if (off > mr->length || len > mr->length - off)
+		off = va - v.iova;
+		if (off > v.length || len > v.length - off)
 			return -EFAULT;
 	}
 
 	out->mr = mr;
 	out->va = va;
 	out->len = len;
-	out->priv = 0;
+	/*
+	 * Fast-reg: byte offset of @va from the start of the page list,
+	 * fixed for this ref.  REG_MR keeps it within u32 (sroce_mr_fast_reg).
+	 */
+	out->priv = mr->st.fast ? (u32)(off + v.page_off) : 0;
+	return 0;
+}
+
+/*
+ * The kernel address of byte @pos of a fast-reg MR's page list, and the
+ * bytes contiguous from there (to the end of its page), or 0 if @pos is
+ * outside it.  Pages are ibmr.page_size blocks, each contiguous in the
+ * kernel's address space (virtual DMA: ib_sg_to_pages merges only
+ * contiguous ranges).
+ */
+static u32 sroce_mr_fast_addr(const struct sroce_mr *mr, u64 pos, void **kva)
+{
+	u8 shift = READ_ONCE(mr->fr_shift);
+	u64 idx = pos >> shift, in = pos & (BIT_ULL(shift) - 1);
+	unsigned long a;
+
+	/* Bounded by the allocation even if the consumer remaps meanwhile. */
+	if (idx >= mr->fr_max)
+		return 0;
+	a = READ_ONCE(mr->fr_pages[idx]) + in;
+	if (!sroce_kva_ok(a))
+		return 0;
+	*kva = (void *)a;
+	return min_t(u64, BIT_ULL(shift) - in, PAGE_SIZE - offset_in_page(a));
+}
+
+static int sroce_mr_fast_for_each(const struct sroce_mr *mr, u64 pos, u32 len,
+				  int (*fn)(void *priv, void *kaddr, u32 len),
+				  void *priv)
+{
+	void *kva;
+	u32 chunk;
+	int err;
+
+	while (len) {
+		chunk = sroce_mr_fast_addr(mr, pos, &kva);
+		if (!chunk)
+			return -EFAULT;
+		chunk = min(chunk, len);
+		err = fn(priv, kva, chunk);
+		if (err)
+			return err;
+		pos += chunk;
+		len -= chunk;
+	}
 	return 0;
 }
 
@@ -304,6 +516,10 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 		}
 		return 0;
 	}
+
+	if (mr->st.fast)
+		return sroce_mr_fast_for_each(mr, ref->priv + (u64)off, len, fn,
+					      priv);
 
 	pos = mr->page_offset + (ref->va - mr->iova) + off;
 	idx = pos >> PAGE_SHIFT;
@@ -381,6 +597,11 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 			return -EFAULT;
 		kaddr = NULL;
 		word = (atomic64_t *)(uintptr_t)ref->va;
+	} else if (mr->st.fast) {
+		if (sroce_mr_fast_addr(mr, ref->priv, &kaddr) < sizeof(u64))
+			return -EFAULT;
+		word = kaddr;
+		kaddr = NULL;
 	} else {
 		pos = mr->page_offset + (ref->va - mr->iova);
 		if (WARN_ON_ONCE((pos >> PAGE_SHIFT) >= mr->npages))
@@ -400,6 +621,8 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 }
 
 const struct ib_device_ops sroce_mr_ops = {
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
 	.dereg_mr = sroce_dereg_mr,
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,

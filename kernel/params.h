@@ -62,7 +62,8 @@
 
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_SYS_IMAGE_GUID |	\
 				 IB_DEVICE_PORT_ACTIVE_EVENT |	\
-				 IB_DEVICE_RC_RNR_NAK_GEN)
+				 IB_DEVICE_RC_RNR_NAK_GEN |	\
+				 IB_DEVICE_MEM_MGT_EXTENSIONS)
 
 /* IP TTL / hop limit for an AV whose GRH leaves it 0 (ah.c). */
 #define SROCE_DEFAULT_HOP_LIMIT		64

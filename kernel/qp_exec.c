@@ -349,6 +349,29 @@ static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
 	sroce_cq_add(to_scq(ibcq), &kqp->ibqp, cqe);
 }
 
+/* A received SEND_WITH_INV: invalidate the rkey its IETH names. */
+static int sroce_kqp_invalidate(void *ctx, u32 rkey)
+{
+	struct sroce_kqp *kqp = ctx;
+
+	return sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey) ? 1 : 0;
+}
+
+/* LOCAL_INV and REG_MR, run by the requester in SQ order. */
+static u8 sroce_kqp_local_op(void *ctx, const struct sroce_send_wqe *wr)
+{
+	struct sroce_kqp *kqp = ctx;
+	int err;
+
+	if (wr->opcode == SROCE_WR_REG_MR)
+		err = sroce_mr_fast_reg(kqp->sdev, kqp->ibqp.pd, wr->reg.key,
+					wr->reg.access);
+	else
+		err = sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, wr->ex);
+	/* As rdma_rxe reports a refused local operation. */
+	return err ? SROCE_WC_LOC_QP_OP_ERR : SROCE_WC_SUCCESS;
+}
+
 /* enum sroce_qp_event takes ib_event_type's values. */
 static void sroce_kqp_core_event(void *ctx, enum sroce_qp_event ev)
 {
@@ -365,8 +388,8 @@ const struct sroce_qp_ops sroce_kqp_core_ops = {
 	.atomic		= sroce_kqp_atomic,
 	.complete	= sroce_kqp_complete,
 	.event		= sroce_kqp_core_event,
-	/* Memory windows and fast-reg invalidation: issue 8. */
-	.invalidate	= NULL,
+	.invalidate	= sroce_kqp_invalidate,
+	.local_op	= sroce_kqp_local_op,
 };
 
 static_assert((int)SROCE_EVENT_QP_FATAL == IB_EVENT_QP_FATAL);

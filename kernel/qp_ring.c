@@ -162,6 +162,20 @@ static void sroce_kqp_conv_send(const struct sroce_kqp *kqp,
 	case IB_UVERBS_WR_SEND_WITH_INV:
 		w->ex = a->ex;
 		break;
+	case IB_WR_REG_MR:
+		/* Fast registration is a kernel verb (ib_alloc_mr). */
+		if (kqp->user) {
+			w->opcode = SROCE_KQP_BAD_OPCODE;
+			return;
+		}
+		/* Kernel ring: ex = the new key, rdma.rkey = the access. */
+		w->reg.key = a->ex;
+		w->reg.access = a->rdma.rkey;
+		return;
+	case IB_UVERBS_WR_LOCAL_INV:
+		/* ex = the key to invalidate; no data. */
+		w->ex = a->ex;
+		return;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		w->atomic.remote_addr = a->atomic.remote_addr;
@@ -218,6 +232,7 @@ int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out)
 /*
  * Receive WQEs have no per-WQE error in the core, so a malformed one
  * breaks the ring: the QP goes to ERR with QP_FATAL (sroce_kqp_settle).
+ * A QP on an SRQ takes its WQEs from there (srq.c).
  */
 int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 {
@@ -225,6 +240,8 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	const struct sroce_recv_wqe_abi *a;
 	u32 room = kqp->rq.stride - sizeof(*a);
 
+	if (kqp->srq)
+		return sroce_srq_take(kqp->srq, out);
 	if (!kqp->rq.buf)
 		return SROCE_EAGAIN;
 	a = sroce_kqp_ring_next(kqp, &kqp->rq, kqp->rq_prod, kqp->rq_cons,
@@ -286,8 +303,11 @@ static bool sroce_kqp_opcode_ok(const struct sroce_kqp *kqp,
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
 		return any_type || t == IB_QPT_RC;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return true;
 	default:
-		/* LOCAL_INV, REG_MR, masked atomics, LSO: not supported. */
+		/* Masked atomics, LSO: not supported. */
 		return false;
 	}
 }
@@ -322,8 +342,21 @@ static int sroce_kqp_put_send(struct sroce_kqp *kqp,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		a->ex = (__force u32)wr->ex.imm_data;
-	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+	else if (wr->opcode == IB_WR_SEND_WITH_INV ||
+		 wr->opcode == IB_WR_LOCAL_INV)
 		a->ex = wr->ex.invalidate_rkey;
+
+	if (wr->opcode == IB_WR_REG_MR) {
+		/* The MR is found again by its key's index (sroce_mr_fast_reg). */
+		a->ex = reg_wr(wr)->key;
+		a->rdma.rkey = reg_wr(wr)->access;
+		kqp->sq_prod++;
+		return 0;
+	}
+	if (wr->opcode == IB_WR_LOCAL_INV) {
+		kqp->sq_prod++;
+		return 0;
+	}
 
 	if (sroce_kqp_is_ud(kqp) && !in_err) {
 		if (!ud_wr(wr)->ah)

@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "uapi/sroce-abi.h"
 #include "params.h"
+#include "proto/mr_state.h"
 
 /*
  * Object kinds counted per device.  ib_core destroys every user object
@@ -145,11 +146,18 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah);
 }
 
-/* A memory region: user memory (umem), a DMA MR, or (later) a fast-reg MR. */
+/*
+ * A memory region: user memory (umem), a DMA MR, or a fast-reg MR
+ * (IB_MR_TYPE_MEM_REG).  @st is the key and state every access checks
+ * (proto/mr_state.h); only a fast-reg MR's changes, under @lock, and
+ * with it @iova, @length and @fr_shift (from the page list the consumer
+ * mapped while the MR was FREE).
+ */
 struct sroce_mr {
 	struct ib_mr		ibmr;
 	struct ib_pd		*pd;	/* ours: set before the key is published */
-	u32			access;	/* ib_access_flags */
+	spinlock_t		lock;	/* fast-reg: @st and the mapping */
+	struct sroce_mr_st	st;
 	u64			iova;
 	u64			length;
 	struct ib_umem		*umem;	/* NULL for a DMA MR */
@@ -157,6 +165,11 @@ struct sroce_mr {
 	u32			npages;
 	u32			page_offset;	/* iova offset in pages[0] */
 	bool			dma;	/* DMA MR: va is a kernel address */
+	/* Fast-reg: kernel addresses of ibmr.page_size pages, map_mr_sg. */
+	u64			*fr_pages;
+	u32			fr_max;		/* allocated entries */
+	u32			fr_mapped;	/* entries set by map_mr_sg */
+	u8			fr_shift;	/* log2 page size when registered */
 	struct rcu_head		rcu;
 };
 
@@ -243,6 +256,15 @@ int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
 /* 8-byte atomic (ref 8-aligned), atomic against other CPUs and QPs. */
 int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		     u64 swap_add, u64 *orig);
+/*
+ * Fast registration, called from the QP's core call (QP lock held):
+ * IB_WR_REG_MR of @key with @access, and invalidation of @key (LOCAL_INV,
+ * or the IETH of a received SEND_WITH_INV).  The MR must belong to @pd.
+ * Return 0 or -EINVAL.
+ */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      u32 access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 /*
  * cq.c.  Every field below @lock is protected by it.  ring.ctl->prod is
@@ -289,6 +311,34 @@ int sroce_ah_get_av(struct sroce_dev *sdev, struct ib_pd *pd, u32 ah_num,
 		    struct sroce_av *av);
 
 /*
+ * srq.c: a shared receive queue, one ring in the RQ format.  Fields below
+ * @lock are protected by it; the ring's prod (user SRQ) is untrusted.
+ */
+struct sroce_srq {
+	struct ib_srq		ibsrq;
+	spinlock_t		lock;	/* consumers (QPs), kernel posts, limit */
+	struct sroce_ring	ring;
+	u32			cons;	/* our consumer index */
+	u32			seen;	/* prod as last read */
+	u32			kprod;	/* kernel SRQ: our producer index */
+	u32			max_sge;
+	u32			limit;	/* armed srq_limit; 0 = not armed */
+	bool			user;
+	bool			broken;	/* impossible prod or WQE: no more WQEs */
+	/* One WQE copied out of the ring, before any field is read. */
+	u64			wqe_copy[SROCE_MAX_WQE_STRIDE / sizeof(u64)];
+};
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
+extern const struct ib_device_ops sroce_srq_ops;
+/* A QP's responder takes a WQE (QP lock held): 0, or SROCE_EAGAIN. */
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
+
+/*
  * qp.c: a verbs QP around the protocol core.  @lock serialises every call
  * into @core (spin_lock_bh, inside rcu_read_lock()); the fields below it
  * are the glue's own and are protected by the same lock unless noted.
@@ -303,6 +353,7 @@ struct sroce_kqp {
 	struct sroce_dev	*sdev;
 	struct sroce_ring	sq;
 	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
+	struct sroce_srq	*srq;	/* receives come from here, or NULL */
 	/* Our own indices: ring contents are never trusted. */
 	u32			sq_cons;
 	u32			rq_cons;

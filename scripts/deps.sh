@@ -33,6 +33,8 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2 iputils-ping
 	# unmodified verbs tools run against our provider
 	perftest ibverbs-utils ibverbs-providers rdmacm-utils strace
+	# kernel consumers in the guests (tests/vm/consumers)
+	nvme-cli fio nfs-kernel-server
 )
 
 missing_pkgs() {

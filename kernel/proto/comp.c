@@ -18,6 +18,10 @@ static u8 sroce_wc_opcode(u8 wr_opcode)
 		return SROCE_WC_COMP_SWAP;
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_WC_FETCH_ADD;
+	case SROCE_WR_LOCAL_INV:
+		return SROCE_WC_LOCAL_INV;
+	case SROCE_WR_REG_MR:
+		return SROCE_WC_REG_MR;
 	default:
 		return SROCE_WC_SEND;
 	}
@@ -84,6 +88,7 @@ void sroce_comp_arm(struct sroce_qp *qp, u64 now)
 
 static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
 {
+	sroce_req_grow(qp);
 	sroce_req_catch_up(qp);
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
@@ -92,9 +97,9 @@ static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
 }
 
 /*
- * Retire what is finished at the head: UC/UD WQEs once sent, and WQEs
- * the requester failed locally (the QP then leaves RTS).  Also notices
- * the end of an SQ drain.
+ * Retire what is finished at the head: UC/UD WQEs once sent, local
+ * operations once run, and WQEs the requester failed locally (the QP
+ * then leaves RTS).  Also notices the end of an SQ drain.
  */
 void sroce_comp_progress(struct sroce_qp *qp, u64 now)
 {
@@ -106,7 +111,8 @@ void sroce_comp_progress(struct sroce_qp *qp, u64 now)
 			sroce_comp_fail(qp, w->status, 0, now);
 			return;
 		}
-		if (qp->type == SROCE_QPT_RC || !w->done)
+		if (!w->done || (qp->type == SROCE_QPT_RC &&
+				 !sroce_wr_is_local(w->wr.opcode)))
 			break;
 		sroce_comp_complete(qp, w, SROCE_WC_SUCCESS);
 	}
@@ -128,6 +134,7 @@ static void sroce_comp_implied_nak(struct sroce_qp *qp)
 	qp->comp.gap_retried = true;
 	qp->comp.gap_psn = qp->comp.psn;
 	qp->stats.implied_naks++;
+	sroce_req_loss(qp, false);
 	sroce_req_rewind(qp, qp->comp.psn);
 }
 
@@ -144,6 +151,13 @@ static bool sroce_comp_ack_before(struct sroce_qp *qp, u32 psn, u64 now)
 
 	while (qp->comp.head != qp->req.hi) {
 		w = sroce_sq_slot(qp, qp->comp.head);
+		if (sroce_wr_is_local(w->wr.opcode)) {
+			/* Done when run; it only waited for its turn. */
+			if (!w->done)
+				break;
+			sroce_comp_complete(qp, w, SROCE_WC_SUCCESS);
+			continue;
+		}
 		if (!sroce_psn_lt(w->first_psn, psn))
 			break;
 		if (sroce_wr_is_rd_atomic(w->wr.opcode)) {
@@ -224,6 +238,7 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 				return SROCE_DROP_NONE;
 			}
 			qp->req.retry_left--;
+			sroce_req_loss(qp, false);
 			sroce_req_rewind(qp, psn);
 			sroce_comp_arm(qp, now);
 			return SROCE_DROP_NONE;
@@ -326,6 +341,7 @@ void sroce_comp_timeout(struct sroce_qp *qp, u64 now)
 		return;
 	}
 	qp->req.retry_left--;
+	sroce_req_loss(qp, true);
 	sroce_req_rewind(qp, qp->comp.psn);
 	sroce_comp_arm(qp, now);
 }

@@ -7,6 +7,9 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.3 local operations: SROCE_WR_LOCAL_INV and SROCE_WR_REG_MR run
+ *        through ops->local_op in SQ order and complete as
+ *        SROCE_WC_LOCAL_INV / SROCE_WC_REG_MR.
  *   v1.2 sroce_qp_init_attr.ud_mtu: a UD QP's MTU (no path_mtu attribute
  *        for UD); 0 means 4096.
  *   v1.1 SROCE_COPY_GRH is a base (GRH byte k = SROCE_COPY_GRH + k);
@@ -76,6 +79,17 @@
 #define SROCE_ACK_DELAY_NS	20000ull
 #define SROCE_MAX_INFLIGHT	1024
 #define SROCE_RX_INLINE_BUDGET	16
+/*
+ * Loss recovery.  Go-back-N throws away everything in flight behind a
+ * lost packet, so each loss (sequence NAK, lost READ response, timeout)
+ * halves the requester's window, down to SROCE_MIN_INFLIGHT PSNs; every
+ * 4 PSNs acknowledged grow it by one, back up to SROCE_MAX_INFLIGHT.
+ * The responder repeats a sequence NAK SROCE_NAK_RESEND_NS after it
+ * (doubling each time) while the expected PSN does not come: a lost NAK
+ * or a lost first retransmission then costs that, not the ACK timeout.
+ */
+#define SROCE_MIN_INFLIGHT	16
+#define SROCE_NAK_RESEND_NS	2000000ull
 
 enum sroce_qp_type {
 	SROCE_QPT_RC = 2,	/* IB_QPT_RC */
@@ -162,7 +176,9 @@ enum sroce_wr_opcode {
 	SROCE_WR_RDMA_READ		= 4,
 	SROCE_WR_ATOMIC_CMP_AND_SWP	= 5,
 	SROCE_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	SROCE_WR_LOCAL_INV		= 7,
 	SROCE_WR_SEND_WITH_INV		= 9,
+	SROCE_WR_REG_MR			= 0x20,	/* IB_WR_REG_MR: kernel only */
 };
 
 enum sroce_send_flags {		/* ib_send_flags */
@@ -201,6 +217,10 @@ struct sroce_send_wqe {
 			u64 swap;
 			u32 rkey;
 		} atomic;
+		struct {		/* SROCE_WR_REG_MR */
+			u32 key;	/* the MR's new lkey/rkey */
+			u32 access;	/* enum sroce_access */
+		} reg;
 		struct {
 			u32 ah;		/* caller's address handle, echoed in emit */
 			u32 remote_qpn;
@@ -252,6 +272,8 @@ enum sroce_wc_opcode {
 	SROCE_WC_RDMA_READ		= 2,
 	SROCE_WC_COMP_SWAP		= 3,
 	SROCE_WC_FETCH_ADD		= 4,
+	SROCE_WC_LOCAL_INV		= 6,
+	SROCE_WC_REG_MR			= 8,
 	SROCE_WC_RECV			= 128,
 	SROCE_WC_RECV_RDMA_WITH_IMM	= 129,
 };
@@ -395,6 +417,15 @@ struct sroce_qp_ops {
 	 * (SROCE_WC_F_WITH_INV, cqe->ex) for the caller to act on.
 	 */
 	int (*invalidate)(void *ctx, u32 rkey);
+	/*
+	 * Run a local operation (SROCE_WR_LOCAL_INV: invalidate the key in
+	 * wr->ex; SROCE_WR_REG_MR: wr->reg) when the requester reaches it,
+	 * after every earlier WQE has been sent (with SROCE_SEND_FENCE:
+	 * completed).  Returns a status (enum sroce_wc_status): non-zero
+	 * fails the WQE, in order, and the QP with it.  May be NULL: local
+	 * operations then fail with SROCE_WC_LOC_QP_OP_ERR.
+	 */
+	u8 (*local_op)(void *ctx, const struct sroce_send_wqe *wr);
 };
 
 /* ---- Private state below: embed, but touch only through the API. ---- */
@@ -406,7 +437,7 @@ struct sroce_swqe {
 	u32 first_psn;		/* valid once started */
 	u32 npsn;		/* PSNs the message consumes */
 	u8 status;		/* error found by the requester, completed in order */
-	u8 done;		/* UC/UD: sent, complete when it reaches the head */
+	u8 done;		/* UC/UD, local ops: complete when it reaches the head */
 };
 
 /* A responder READ/atomic resource (IBA "responder resources"). */
@@ -468,6 +499,8 @@ struct sroce_qp {
 		u32 psn;	/* next PSN to send */
 		u32 psn_hi;	/* one past the highest PSN ever sent */
 		u32 noack;	/* packets since the last AckReq */
+		u32 win;	/* PSN window after a loss; 0 = SROCE_MAX_INFLIGHT */
+		u32 win_psn;	/* comp.psn the window last grew from */
 		u8 retry_left;
 		u8 rnr_left;
 		bool rnr_wait;
@@ -489,6 +522,8 @@ struct sroce_qp {
 		u32 psn;	/* expected PSN */
 		u32 msn;
 		bool nak_sent;	/* NAK-once: seq error / RNR NAK outstanding */
+		u8 nak_tries;	/* sequence NAKs repeated */
+		u64 nak_deadline; /* repeat the sequence NAK; 0 = none */
 		bool uc_drop;	/* UC: drop until the next FIRST/ONLY */
 		u32 cur;	/* 0, or SROCE_OPF_SEND / SROCE_OPF_WRITE in progress */
 		u32 off;	/* bytes of the current message placed */

@@ -27,6 +27,12 @@ static inline bool sroce_wr_is_atomic(u8 opcode)
 	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Local operations: executed by the requester, no packet, no PSN. */
+static inline bool sroce_wr_is_local(u8 opcode)
+{
+	return opcode == SROCE_WR_LOCAL_INV || opcode == SROCE_WR_REG_MR;
+}
+
 /* PSNs needed to carry @len bytes at @mtu: at least one. */
 static inline u32 sroce_npsn(u32 len, u32 mtu)
 {
@@ -63,6 +69,8 @@ bool sroce_req_ready(const struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_catch_up(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp);
+void sroce_req_loss(struct sroce_qp *qp, bool timeout);
+void sroce_req_grow(struct sroce_qp *qp);
 
 /* comp.c */
 enum sroce_drop sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
@@ -78,6 +86,7 @@ enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now);
 bool sroce_resp_ready(const struct sroce_qp *qp);
 void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now);
+void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now);
 void sroce_resp_flush(struct sroce_qp *qp);
 
 #endif /* SROCE_PROTO_QP_INT_H */

@@ -22,6 +22,9 @@ static bool sroce_wr_allowed(enum sroce_qp_type type, u8 opcode)
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case SROCE_WR_SEND_WITH_INV:
 		return type == SROCE_QPT_RC;
+	case SROCE_WR_LOCAL_INV:
+	case SROCE_WR_REG_MR:
+		return true;
 	}
 	return false;
 }
@@ -39,6 +42,8 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 	w->length = 0;
 	if (!sroce_wr_allowed(qp->type, wr->opcode))
 		return SROCE_WC_LOC_QP_OP_ERR;
+	if (sroce_wr_is_local(wr->opcode))
+		return SROCE_WC_SUCCESS;
 	if (sroce_wr_is_rd_atomic(wr->opcode) && !qp->attr.max_rd_atomic)
 		return SROCE_WC_LOC_QP_OP_ERR;
 	if (wr->send_flags & SROCE_SEND_INLINE) {
@@ -84,6 +89,33 @@ static u32 sroce_inflight(const struct sroce_qp *qp)
 	return d > 0 ? (u32)d : 0;
 }
 
+static u32 sroce_req_window(const struct sroce_qp *qp)
+{
+	return qp->req.win ? qp->req.win : SROCE_MAX_INFLIGHT;
+}
+
+/* A loss: halve the window (a timeout: shrink it to the minimum). */
+void sroce_req_loss(struct sroce_qp *qp, bool timeout)
+{
+	u32 w = timeout ? 0 : sroce_req_window(qp) / 2;
+
+	qp->req.win = w < SROCE_MIN_INFLIGHT ? SROCE_MIN_INFLIGHT : w;
+	qp->req.win_psn = qp->comp.psn;
+}
+
+/* comp.psn moved: one more PSN of window per 4 acknowledged. */
+void sroce_req_grow(struct sroce_qp *qp)
+{
+	s32 n = sroce_psn_diff(qp->comp.psn, qp->req.win_psn);
+
+	if (!qp->req.win || n < 4)
+		return;
+	qp->req.win += (u32)n / 4;
+	qp->req.win_psn = sroce_psn_add(qp->req.win_psn, (u32)n & ~3u);
+	if (qp->req.win >= SROCE_MAX_INFLIGHT)
+		qp->req.win = 0;
+}
+
 /*
  * May the requester send the next packet of wqe[next]?  Everything but
  * "the caller's SQ has more", which only next_send() can tell.
@@ -93,7 +125,11 @@ static bool sroce_req_blocked(const struct sroce_qp *qp,
 {
 	if (qp->type != SROCE_QPT_RC)
 		return false;
-	if (sroce_inflight(qp) >= SROCE_MAX_INFLIGHT)
+	/* A fenced local operation waits for everything before it. */
+	if (sroce_wr_is_local(w->wr.opcode) && !qp->req.off_psn && !w->status)
+		return (w->wr.send_flags & SROCE_SEND_FENCE) &&
+		       qp->comp.head != qp->req.next;
+	if (sroce_inflight(qp) >= sroce_req_window(qp))
 		return true;
 	if (qp->req.off_psn)
 		return false;
@@ -275,8 +311,10 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		h.ieth = wr->ex;
 		if (last && wr->opcode != SROCE_WR_RDMA_WRITE)
 			h.bth.se = !!(wr->send_flags & SROCE_SEND_SOLICITED);
+		/* Twice per window, so that a small one never waits for ACKs. */
 		if (qp->type == SROCE_QPT_RC &&
-		    (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY))
+		    (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY ||
+		     qp->req.noack >= sroce_req_window(qp) / 2))
 			h.bth.ackreq = 1;
 		if (qp->type == SROCE_QPT_UD) {
 			h.bth.dqpn = wr->ud.remote_qpn;
@@ -293,6 +331,31 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (h.bth.ackreq)
 		qp->req.noack = 0;
 	return used;
+}
+
+/*
+ * Run the local operation @w == wqe[next] once: a go-back-N that moves
+ * the cursor before it walks past it again without re-running it.  It
+ * completes from the head (sroce_comp_progress), in order.
+ */
+static int sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	if (!w->done) {
+		w->status = qp->ops->local_op ?
+			    qp->ops->local_op(qp->ctx, &w->wr) :
+			    SROCE_WC_LOC_QP_OP_ERR;
+		if (w->status) {
+			qp->req.stopped = true;
+			return STEP_STOP;
+		}
+		w->done = 1;
+		w->first_psn = qp->req.psn;
+		w->npsn = 0;
+	}
+	if ((s32)(qp->req.next - qp->req.hi) >= 0)
+		qp->req.hi = qp->req.next + 1;
+	qp->req.next++;
+	return STEP_SENT;
 }
 
 static int sroce_req_step(struct sroce_qp *qp, u64 now)
@@ -324,6 +387,8 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 		return STEP_STOP;
 	if (sroce_req_blocked(qp, w))
 		return STEP_STOP;
+	if (sroce_wr_is_local(w->wr.opcode))
+		return sroce_req_local(qp, w);
 	if (!qp->req.off_psn) {
 		w->first_psn = qp->req.psn;
 		if (sroce_wr_is_atomic(w->wr.opcode) || qp->type == SROCE_QPT_UD)
