@@ -390,6 +390,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_cq_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_counters_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_qp_verbs_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
 	/*
 	 * Write commands ib_core does not enable by default: the CQ arm
 	 * (ibv_req_notify_cq) and the zero-WR SQ doorbell (post_send).

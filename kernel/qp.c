@@ -45,12 +45,14 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->srq || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (init->srq && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
-	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    (!init->srq && cap->max_recv_wr > SROCE_MAX_QP_WR) ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
 	    cap->max_recv_sge > SROCE_MAX_SGE ||
 	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
@@ -67,7 +69,8 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 
 /*
  * Size both rings from the requested caps and report what they hold: at
- * least what was asked, since entries and strides round up.
+ * least what was asked, since entries and strides round up.  A QP on an
+ * SRQ has no RQ (the receive caps are ignored and reported as 0).
  */
 static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 {
@@ -84,6 +87,10 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride);
 	if (err)
 		return err;
+	if (kqp->srq) {
+		rq_entries = 0;
+		goto done;
+	}
 
 	stride = sroce_kqp_rq_stride(cap->max_recv_sge);
 	room = stride - sizeof(struct sroce_recv_wqe_abi);
@@ -95,6 +102,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 		return err;
 	}
 
+done:
 	cap->max_send_wr = sq_entries;
 	cap->max_recv_wr = rq_entries;
 	cap->max_send_sge = kqp->max_send_sge;
@@ -119,7 +127,7 @@ static int sroce_kqp_expose(struct sroce_kqp *kqp, struct ib_udata *udata)
 	int err;
 
 	err = sroce_ring_expose(&kqp->sq, &uc->ibuc, &resp.sq);
-	if (!err)
+	if (!err && kqp->rq.buf)
 		err = sroce_ring_expose(&kqp->rq, &uc->ibuc, &resp.rq);
 	if (err)
 		return err;
@@ -145,6 +153,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	kqp->sdev = sdev;
 	kqp->user = !!udata;
+	kqp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	kqp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sroce_kqp_exec_init(kqp);
 	err = sroce_kqp_alloc_rings(kqp, &init->cap);
@@ -181,6 +190,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ia.res = kqp->res;
 	ia.max_res = kqp->res ? SROCE_MAX_RD_ATOMIC : 0;
 	ia.sq_sig_all = kqp->sq_sig_all;
+	ia.srq = !!kqp->srq;
 	ia.ud_mtu = sroce_kqp_port_mtu(sdev);
 	ia.ops = &sroce_kqp_core_ops;
 	ia.ctx = kqp;

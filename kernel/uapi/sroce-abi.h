@@ -185,6 +185,19 @@ struct sroce_create_qp_resp {
 	__u32 reserved;
 };
 
+/*
+ * create_srq response.  The SRQ is one ring of receive WQEs in the RQ's
+ * format, produced by the provider (ibv_post_srq_recv, no system call)
+ * and consumed by the kernel for every QP attached to it.  @max_sge is
+ * what a WQE may carry.  (Added in ABI 1 without a bump: older providers
+ * never create SRQs.)
+ */
+struct sroce_create_srq_resp {
+	struct sroce_ring_abi rq;
+	__u32 max_sge;
+	__u32 reserved;
+};
+
 /* create_ah response: the number a UD send WQE names the AH by. */
 struct sroce_create_ah_resp {
 	__u32 ah_num;

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues.  An SRQ is one receive ring in the RQ's format
+ * (uapi/sroce-abi.h): user space produces into it without a system call,
+ * kernel ULPs through post_srq_recv, and the responder of every QP
+ * attached to it consumes from it (sroce_srq_take, from qp_ring.c).
+ *
+ * Consumers are many QPs on any CPU, so the SRQ has its own lock, taken
+ * inside a QP's lock (bottom halves already off).  The ring is untrusted
+ * exactly as a QP's RQ is: prod is read once per batch and checked
+ * against our own cons, each WQE is copied out whole before any field of
+ * the copy is read.  A malformed ring breaks the SRQ (IB_EVENT_SRQ_ERR,
+ * no more WQEs: the QPs on it see receiver-not-ready), nothing else.
+ *
+ * The limit (IB_SRQ_LIMIT) is one-shot, as in verbs: once armed, the
+ * first WQE taken that leaves fewer than @limit posted WQEs disarms it
+ * and raises IB_EVENT_SRQ_LIMIT_REACHED.  Arming does not look at the
+ * current count; the event comes with the next WQE taken.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "kqp.h"
+
+static void sroce_srq_event(struct sroce_srq *srq, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = type,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/* Lock held: the producer's index, ours for a kernel SRQ. */
+static u32 sroce_srq_prod(const struct sroce_srq *srq)
+{
+	/* Pairs with the provider's store-release of prod. */
+	return srq->user ? smp_load_acquire(&srq->ring.ctl->prod) : srq->kprod;
+}
+
+/*
+ * The responder of a QP attached to @srq wants a receive WQE (QP lock
+ * held).  0 and *@out filled, or SROCE_EAGAIN if none (RNR).
+ */
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
+{
+	const struct sroce_recv_wqe_abi *a;
+	u32 room = srq->ring.stride - sizeof(*a);
+	enum ib_event_type ev = IB_EVENT_SRQ_ERR;
+	bool raise = false;
+	u32 prod, n;
+	int ret = SROCE_EAGAIN;
+
+	spin_lock(&srq->lock);
+	if (srq->broken)
+		goto out;
+	if (srq->cons == srq->seen) {
+		prod = sroce_srq_prod(srq);
+		if (prod - srq->cons > srq->ring.entries)
+			goto broken;
+		srq->seen = prod;
+		if (prod == srq->cons)
+			goto out;
+	}
+	/* One copy; from here on only the copy is read. */
+	a = memcpy(srq->wqe_copy, sroce_ring_elem(&srq->ring, srq->cons),
+		   srq->ring.stride);
+	if (a->num_sge > srq->max_sge ||
+	    a->num_sge * sizeof(struct sroce_sge_abi) > room)
+		goto broken;
+	out->wr_id = a->wr_id;
+	out->num_sge = a->num_sge;
+	memcpy(out->sge, a + 1, a->num_sge * sizeof(struct sroce_sge));
+	/* The copy is complete before the producer may reuse the slot. */
+	smp_store_release(&srq->ring.ctl->cons, ++srq->cons);
+	ret = 0;
+
+	if (srq->limit) {
+		/* A fresh prod: WQEs posted since @seen still count. */
+		prod = sroce_srq_prod(srq);
+		n = prod - srq->cons;
+		if (n <= srq->ring.entries && n < srq->limit) {
+			srq->limit = 0;
+			ev = IB_EVENT_SRQ_LIMIT_REACHED;
+			raise = true;
+		}
+	}
+	goto out;
+
+broken:
+	srq->broken = true;
+	raise = true;
+out:
+	spin_unlock(&srq->lock);
+	if (raise)
+		sroce_srq_event(srq, ev);
+	return ret;
+}
+
+static int sroce_srq_check(const struct ib_srq_attr *attr)
+{
+	if (attr->max_wr > SROCE_MAX_SRQ_WR ||
+	    attr->max_sge > SROCE_MAX_SRQ_SGE)
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_create_srq(struct ib_srq *ibsrq,
+			    struct ib_srq_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	struct sroce_ucontext *uc;
+	u32 entries, stride;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	err = sroce_srq_check(&init->attr);
+	if (err)
+		return err;
+	if (udata) {
+		if (udata->inlen &&
+		    !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+	err = sroce_obj_add(sdev, SROCE_OBJ_SRQ);
+	if (err)
+		return err;
+
+	spin_lock_init(&srq->lock);
+	srq->user = !!udata;
+	entries = roundup_pow_of_two(max(init->attr.max_wr, 1u));
+	stride = sroce_kqp_rq_stride(max(init->attr.max_sge, 1u));
+	srq->max_sge = min_t(u32, SROCE_MAX_SRQ_SGE,
+			     (stride - sizeof(struct sroce_recv_wqe_abi)) /
+			     sizeof(struct sroce_sge_abi));
+	err = sroce_ring_alloc(&srq->ring, entries, stride);
+	if (err)
+		goto err_obj;
+
+	if (udata) {
+		uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+					       ibuc);
+		err = sroce_ring_expose(&srq->ring, &uc->ibuc, &resp.rq);
+		if (err)
+			goto err_ring;
+		resp.max_sge = srq->max_sge;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_ring;
+	}
+	/* srq_limit is not armed at creation; modify_srq arms it. */
+	init->attr.max_wr = entries;
+	init->attr.max_sge = srq->max_sge;
+	init->attr.srq_limit = 0;
+	return 0;
+
+err_ring:
+	sroce_ring_free(&srq->ring);
+err_obj:
+	sroce_obj_del(sdev, SROCE_OBJ_SRQ);
+	return err;
+}
+
+/*
+ * Only the limit can change.  Resizing (IB_SRQ_MAX_WR) would move a ring
+ * the provider has mapped and other QPs are reading: not supported.
+ */
+static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->ring.entries)
+			return -EINVAL;
+		spin_lock_bh(&srq->lock);
+		srq->limit = attr->srq_limit;
+		spin_unlock_bh(&srq->lock);
+	}
+	return 0;
+}
+
+static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	spin_lock_bh(&srq->lock);
+	attr->srq_limit = srq->limit;
+	spin_unlock_bh(&srq->lock);
+	attr->max_wr = srq->ring.entries;
+	attr->max_sge = srq->max_sge;
+	return 0;
+}
+
+/*
+ * ib_core refuses this while a QP is attached, and a QP's destroy waits
+ * for its RX readers, so nobody is in sroce_srq_take() any more.
+ */
+static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	sroce_ring_free(&srq->ring);
+	sroce_obj_del(to_sdev(ibsrq->device), SROCE_OBJ_SRQ);
+	return 0;
+}
+
+/* Kernel ULPs only: user space posts through the ring. */
+static int sroce_post_srq_recv(struct ib_srq *ibsrq,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_recv_wqe_abi *a;
+	struct sroce_sge_abi *s;
+	int err = 0;
+	u32 i;
+
+	if (srq->user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	spin_lock_bh(&srq->lock);
+	for (; wr; wr = wr->next) {
+		if (srq->kprod - srq->cons >= srq->ring.entries) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		a = sroce_ring_elem(&srq->ring, srq->kprod);
+		a->wr_id = wr->wr_id;
+		a->num_sge = wr->num_sge;
+		a->reserved = 0;
+		s = (struct sroce_sge_abi *)(a + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			s[i].addr = wr->sg_list[i].addr;
+			s[i].length = wr->sg_list[i].length;
+			s[i].lkey = wr->sg_list[i].lkey;
+		}
+		srq->kprod++;
+	}
+	spin_unlock_bh(&srq->lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+const struct ib_device_ops sroce_srq_ops = {
+	.create_srq = sroce_create_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.modify_srq = sroce_modify_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_srq = sroce_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+};
