@@ -641,6 +641,8 @@ u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
 		d = qp->req.rnr_deadline;
 	if (qp->resp.unacked && qp->resp.ack_deadline < d)
 		d = qp->resp.ack_deadline;
+	if (qp->resp.nak_deadline && qp->resp.nak_deadline < d)
+		d = qp->resp.nak_deadline;
 	return d;
 }
 
@@ -650,6 +652,8 @@ void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns)
 		return;
 	if (qp->resp.unacked && now_ns >= qp->resp.ack_deadline)
 		sroce_resp_ack_deadline(qp, now_ns);
+	if (qp->resp.nak_deadline && now_ns >= qp->resp.nak_deadline)
+		sroce_resp_nak_deadline(qp, now_ns);
 	if (qp->req.rnr_wait && now_ns >= qp->req.rnr_deadline) {
 		/* The go-back was done when the RNR NAK came; now resend. */
 		qp->req.rnr_wait = false;

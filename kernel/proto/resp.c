@@ -146,6 +146,23 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
+/*
+ * NAK the expected PSN and arm the timer that repeats the NAK: if the NAK
+ * or the first retransmitted packet is lost, nothing else would tell the
+ * requester before its ACK timeout.  Backs off 2x per repeat, to 32x.
+ */
+static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
+{
+	qp->stats.seq_naks_sent++;
+	sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
+					       SROCE_NAK_PSN_SEQ_ERR),
+		       qp->resp.psn);
+	qp->resp.nak_deadline = now + (SROCE_NAK_RESEND_NS <<
+				       qp->resp.nak_tries);
+	if (qp->resp.nak_tries < 5)
+		qp->resp.nak_tries++;
+}
+
 static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
 				      const struct sroce_pkt *pkt)
 {
@@ -548,20 +565,31 @@ enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 	diff = sroce_psn_diff(psn, qp->resp.psn);
 	if (diff > 0) {
-		/* NAK once, then drop until the expected PSN shows up. */
+		/*
+		 * NAK once, then drop until the expected PSN shows up; the
+		 * NAK is repeated only on its timer (sroce_resp_seq_nak).
+		 */
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			qp->stats.seq_naks_sent++;
-			sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
-							       SROCE_NAK_PSN_SEQ_ERR),
-				       qp->resp.psn);
+			qp->resp.nak_tries = 0;
+			sroce_resp_seq_nak(qp, now);
 		}
 		return SROCE_DROP_PSN_INVALID;
 	}
 	if (diff < 0)
 		return sroce_resp_dup(qp, pkt, now);
 	qp->resp.nak_sent = false;
+	qp->resp.nak_deadline = 0;
 	return sroce_resp_exec(qp, pkt, payload, now);
+}
+
+/* The expected PSN still has not come since the sequence NAK: repeat it. */
+void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now)
+{
+	if (qp->resp.nak_sent && qp->resp.nak_deadline)
+		sroce_resp_seq_nak(qp, now);
+	else
+		qp->resp.nak_deadline = 0;
 }
 
 /* Send owed READ responses and atomic ACKs, oldest first. */
