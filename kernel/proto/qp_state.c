@@ -203,6 +203,12 @@ void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
 {
 	memset(h, 0, sizeof(*h));
 	h->bth.opcode = opcode;
+	/*
+	 * MigReq 1: a QP without an armed alternate path is in the Migrated
+	 * state, and hardware RoCE NICs (mlx5 creates every QP so) say so
+	 * in every packet.  Receivers without APM ignore the bit.
+	 */
+	h->bth.mig = 1;
 	h->bth.pkey = qp->attr.pkey;
 	h->bth.dqpn = qp->attr.dest_qp_num;
 	h->bth.psn = sroce_psn(psn);
