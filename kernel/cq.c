@@ -292,11 +292,7 @@ int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
 		fire = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
-	/* Outside the lock: a kernel handler may poll right away. */
-	if (fire && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	return 0;
+	return fire;
 
 overflow:
 	/* Reached once: later adds see cq->overflow. */
@@ -310,6 +306,12 @@ overflow:
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
 	return -ENOSPC;
+}
+
+void sroce_cq_notify(struct sroce_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 static void sroce_cqe_to_wc(const struct sroce_cqe_abi *abi,

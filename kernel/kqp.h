@@ -60,10 +60,35 @@ static inline void sroce_kqp_lock(struct sroce_kqp *kqp)
 	spin_lock_bh(&kqp->lock);
 }
 
+/* kqp->cq_fire: completion handlers due, called after the unlock. */
+enum {
+	SROCE_KQP_FIRE_SEND = 1,
+	SROCE_KQP_FIRE_RECV = 2,
+};
+
+/*
+ * Drop the QP lock, then call the completion handlers the core's
+ * completions made due.  A consumer's handler may poll and post to this
+ * QP right away (or call ib_drain_qp's done): it must not find the lock
+ * held.  Still inside RCU, so a QP found by lookup cannot go away.
+ */
+static inline void sroce_kqp_unlock_raw(struct sroce_kqp *kqp)
+	__releases(&kqp->lock)
+{
+	u8 fire = kqp->cq_fire;
+
+	kqp->cq_fire = 0;
+	spin_unlock_bh(&kqp->lock);
+	if (fire & SROCE_KQP_FIRE_SEND)
+		sroce_cq_notify(to_scq(kqp->ibqp.send_cq));
+	if (fire & SROCE_KQP_FIRE_RECV)
+		sroce_cq_notify(to_scq(kqp->ibqp.recv_cq));
+}
+
 static inline void sroce_kqp_unlock(struct sroce_kqp *kqp)
 	__releases(&kqp->lock)
 {
-	spin_unlock_bh(&kqp->lock);
+	sroce_kqp_unlock_raw(kqp);
 	rcu_read_unlock();
 }
 

@@ -267,7 +267,7 @@ enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
 		sroce_kqp_settle(kqp, false,
 				 !(pkt->op->flags & SROCE_OPF_REQ), now);
 	}
-	spin_unlock_bh(&kqp->lock);
+	sroce_kqp_unlock_raw(kqp);
 	return why;
 }
 
@@ -345,8 +345,13 @@ static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
 	struct ib_cq *ibcq = cqe->is_recv ? kqp->ibqp.recv_cq :
 					    kqp->ibqp.send_cq;
 
-	/* An overflow errors the CQ and is reported by cq.c, not here. */
-	sroce_cq_add(to_scq(ibcq), &kqp->ibqp, cqe);
+	/*
+	 * The handler is called when the QP lock is dropped (kqp.h).  An
+	 * overflow errors the CQ and is reported by cq.c, not here.
+	 */
+	if (sroce_cq_add(to_scq(ibcq), &kqp->ibqp, cqe) > 0)
+		kqp->cq_fire |= cqe->is_recv ? SROCE_KQP_FIRE_RECV :
+					       SROCE_KQP_FIRE_SEND;
 }
 
 /* A received SEND_WITH_INV: invalidate the rkey its IETH names. */

@@ -292,12 +292,15 @@ extern const struct ib_device_ops sroce_cq_ops;
 
 /*
  * sroce_cq_add() appends one completion for @qp (any context, may
- * be called with the QP lock held) and raises the completion event the
- * CQ is armed for.  On overflow the completion is dropped, the CQ goes to
- * error (IB_EVENT_CQ_ERR) and -ENOSPC is returned.
+ * be called with the QP lock held).  It returns 1 if the CQ was armed
+ * for it: the caller then calls sroce_cq_notify() once it holds no lock
+ * of ours, because a kernel consumer's comp_handler may poll and post
+ * to the same QP at once.  On overflow the completion is dropped, the CQ
+ * goes to error (IB_EVENT_CQ_ERR) and -ENOSPC is returned.
  */
 int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
 		 const struct sroce_cqe *cqe);
+void sroce_cq_notify(struct sroce_cq *cq);
 
 /*
  * ah.c.  sroce_av_from_attr() accepts RoCE v2 GIDs only (-EINVAL
@@ -369,6 +372,8 @@ struct sroce_kqp {
 	bool			sq_sig_all;
 	bool			dying;		/* destroy started: no more core calls */
 	bool			sq_asked;	/* next_send found the SQ empty */
+	/* CQs to notify once the lock is dropped (SROCE_KQP_FIRE_*). */
+	u8			cq_fire;
 	u8			broken;		/* a ring index or WQE was impossible */
 	struct sroce_swqe	*swqe;		/* the core's SQ storage */
 	struct sroce_rd_res	*res;		/* RC responder resources */
