@@ -105,18 +105,43 @@ sd_veth() {
 
 # sd_param NAME: a numeric limit from kernel/params.h, evaluated, so the
 # tests compare the device against the one place the limits are written.
+# params.h is read once, with shell builtins only: under TCG every exec
+# costs tens of milliseconds, and devinfo.sh asks for thirty limits.
+declare -gA SD_PARAMS=()
+_sd_load_params() {
+	local line re='^#define[[:space:]]+(SROCE_[A-Z0-9_]+)[[:space:]]+(.*)$'
+
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] || continue
+		line=${BASH_REMATCH[2]%%/\**}
+		SD_PARAMS[${BASH_REMATCH[1]}]=${line%"${line##*[![:space:]]}"}
+	done <"$SROCE_TOP/kernel/params.h"
+}
+
 sd_param() {
-	local v n re='(SROCE_[A-Z0-9_]+)'
-	v=$(sed -n "s/^#define $1[[:space:]]\{1,\}//p" "$SROCE_TOP/kernel/params.h" |
-		sed 's|/\*.*||; s/[[:space:]]*$//')
+	local v m
+
+	((${#SD_PARAMS[@]})) || _sd_load_params
+	v=${SD_PARAMS[$1]-}
 	[[ -n $v ]] || fail "params.h has no $1"
-	while [[ $v =~ $re ]]; do
-		n=${BASH_REMATCH[1]}
-		v=${v/$n/$(sd_param "$n")}
+	while [[ $v =~ SROCE_[A-Z0-9_]+ ]]; do
+		m=${BASH_REMATCH[0]}
+		v=${v/"$m"/$(sd_param "$m")}
 	done
-	v=$(sed -E 's/SZ_([0-9]+)K/(\1*1024)/g; s/SZ_([0-9]+)M/(\1*1048576)/g;
-		s/SZ_([0-9]+)/\1/g; s/BIT(_ULL)?\(([0-9]+)\)/(1<<\2)/g;
-		s/([0-9])U?L?L?\b/\1/g' <<<"$v")
+	while [[ $v =~ SZ_([0-9]+)([KM]?) ]]; do
+		case ${BASH_REMATCH[2]} in
+		K) m='*1024' ;;
+		M) m='*1048576' ;;
+		*) m= ;;
+		esac
+		v=${v/"${BASH_REMATCH[0]}"/"(${BASH_REMATCH[1]}$m)"}
+	done
+	while [[ $v =~ BIT(_ULL)?\(([0-9]+)\) ]]; do
+		v=${v/"${BASH_REMATCH[0]}"/"(1<<${BASH_REMATCH[2]})"}
+	done
+	while [[ $v =~ ([0-9])[UL]+([^0-9A-Za-z_]|$) ]]; do
+		v=${v/"${BASH_REMATCH[0]}"/"${BASH_REMATCH[1]}${BASH_REMATCH[2]}"}
+	done
 	echo $((v))
 }
 
