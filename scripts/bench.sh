@@ -5,7 +5,10 @@
 # in one run on the same kernel, and a table of medians and ratios.
 #
 #   scripts/bench.sh [--kernel 6.12] [--rounds N] [--quick] [--out DIR]
+#   scripts/bench.sh --report DIR	the table again from DIR's runs
 #
+# SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%, space separated) replaces
+# the case list, e.g. for a before/after figure of one change.
 # Each round boots the guest pair once per driver (the order alternates
 # between rounds so that drift on this shared machine hits both) and runs
 # every case (tests/bench/vm/perftest.sh).  While a case runs, this script
@@ -15,7 +18,7 @@
 # fails on a figure.  The table goes to stdout and to DIR/table.txt.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=6.12 rounds=3 quick=0 out=
+kernel=6.12 rounds=3 quick=0 out= report=0
 drivers=${SROCE_BENCH_DRIVERS:-sroce rxe}
 
 while (($#)); do
@@ -24,7 +27,8 @@ while (($#)); do
 	--rounds) rounds=$2; shift ;;
 	--quick) quick=1 ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: $0 [--kernel K] [--rounds N] [--quick] [--out DIR]" >&2; exit 2 ;;
+	--report) out=$2; report=1; shift ;;
+	*) echo "usage: $0 [--kernel K] [--rounds N] [--quick] [--out DIR] | --report DIR" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -47,7 +51,8 @@ write_bw_64k_loss1:ib_write_bw:65536:1:1 send_bw_64k_loss1:ib_send_bw:65536:1:1
 read_bw_64k_loss1:ib_read_bw:65536:1:1 write_bw_64k_loss10:ib_write_bw:65536:1:10"
 cases_quick="write_bw_64k:ib_write_bw:65536:1:0 send_lat_2:ib_send_lat:2:1:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1"
-if ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
+if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
+elif ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
 export SROCE_BENCH_CASES=$(echo $cases)
 export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS"
 
@@ -76,8 +81,15 @@ sample() {
 	done
 }
 
-echo "bench: $rounds round(s) on kernel $kernel, drivers: $drivers, $(wc -w <<<"$cases") cases, results in $out"
-for ((r = 1; r <= rounds; r++)); do
+if ((report)); then
+	# Every round that left results, however many were asked for.
+	rounds=$(ls -d "$out"/*.[0-9]* 2>/dev/null | grep -Eo '[.][0-9]+$' |
+		 tr -d . | sort -n | tail -1)
+	rounds=${rounds:-0}
+else
+	echo "bench: $rounds round(s) on kernel $kernel, drivers: $drivers, $(wc -w <<<"$cases") cases, results in $out"
+fi
+for ((r = 1; r <= rounds && !report; r++)); do
 	order=$drivers
 	((r % 2 == 0)) && order=$(tr ' ' '\n' <<<"$drivers" | tac | xargs)
 	for d in $order; do
@@ -103,19 +115,26 @@ for d in $drivers; do
 			cpu = (e[$1] - s[$1]) / hz
 			eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
 			print d, $1, $4, $5, $6, eff
-		}' "$run/cpu" "$run/res/0/b/results"
+		}
+		$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
 	done
 done >"$out/raw"
 
 awk -v drivers="$drivers" '
+# "fail" when every round of the case failed.
 function median(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
 	if (!n) return "-"
+	for (i = j = 1; i <= n; i++) if (a[i] != "fail") a[j++] = a[i]
+	if (j == 1) return "fail"
+	n = j - 1
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 		if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function ratio(x, y) { return (x == "-" || y == "-" || y + 0 == 0) ? "-" : sprintf("%.2f", x / y) }
+function ratio(x, y) {
+	return (x !~ /^[0-9.e+-]+$/ || y !~ /^[0-9.e+-]+$/ || y + 0 == 0) ? "-" : sprintf("%.2f", x / y)
+}
 {
 	if (!($2 in seen)) { seen[$2] = 1; order[++nc] = $2 }
 	for (k = 3; k <= 6; k++) if ($k != "-") v[$1, $2, k] = v[$1, $2, k] " " $k
