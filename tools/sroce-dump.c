@@ -55,6 +55,15 @@ struct flow {
 };
 
 #define FLOW_BUCKETS	4096
+#define MAX_RETX_LIST	32	/* retransmitted PSNs listed by --stats */
+
+/* One retransmitted request, for the --stats list. */
+struct retx {
+	u8 src[16], dst[16];
+	bool v6;
+	u32 dqpn, psn;
+	char opname[32];
+};
 
 static struct {
 	unsigned long frames, roce, shown, skipped, bad_icrc, malformed;
@@ -63,6 +72,7 @@ static struct {
 	unsigned long nak_code[32];
 	unsigned long drop[SROCE_DROP_MAX];
 	struct flow *flows[FLOW_BUCKETS];
+	struct retx retx_list[MAX_RETX_LIST];
 } st;
 
 static pcap_t *pc;
@@ -219,6 +229,17 @@ static bool note_request(const struct sroce_capframe *f, u32 dqpn, u32 psn)
 	return false;
 }
 
+static void note_retx(struct retx *r, const struct sroce_capframe *f,
+		      const struct sroce_pkt *p)
+{
+	memcpy(r->src, f->src, 16);
+	memcpy(r->dst, f->dst, 16);
+	r->v6 = f->v6;
+	r->dqpn = p->h.bth.dqpn;
+	r->psn = p->h.bth.psn;
+	snprintf(r->opname, sizeof(r->opname), "%s", p->op->name);
+}
+
 static void free_flows(void)
 {
 	unsigned int i;
@@ -364,8 +385,8 @@ static void count_aeth(const struct sroce_pkt *p)
 
 /* A packet that does not decode: say why and what of the BTH is there. */
 static void show_malformed(const struct pcap_pkthdr *ph,
-		      const struct sroce_capframe *f, enum sroce_drop why,
-		      int icrc_ok)
+			   const struct sroce_capframe *f, enum sroce_drop why,
+			   int icrc_ok)
 {
 	const struct sroce_opinfo *op;
 
@@ -433,6 +454,8 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 	count_aeth(&pkt);
 	if (pkt.op->flags & SROCE_OPF_REQ)
 		retx = note_request(&f, pkt.h.bth.dqpn, pkt.h.bth.psn);
+	if (retx && st.retx < MAX_RETX_LIST)
+		note_retx(&st.retx_list[st.retx], &f, &pkt);
 	st.retx += retx;
 	if (!opt.quiet) {
 		print_ts(&ph->ts);
@@ -466,6 +489,22 @@ static void print_stats(FILE *o)
 		if (st.op[i])
 			fprintf(o, "  %-24s %lu\n", sroce_opinfo(i)->name,
 				st.op[i]);
+	/* Which requests went out again: the first MAX_RETX_LIST of them. */
+	fprintf(o, "retransmitted-psns:\n");
+	for (i = 0; i < st.retx && i < MAX_RETX_LIST; i++) {
+		const struct retx *r = &st.retx_list[i];
+		char sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+		int af = r->v6 ? AF_INET6 : AF_INET;
+
+		if (!inet_ntop(af, r->src, sa, sizeof(sa)))
+			strcpy(sa, "?");
+		if (!inet_ntop(af, r->dst, da, sizeof(da)))
+			strcpy(da, "?");
+		fprintf(o, "  %s > %s qp 0x%06x psn %u %s\n", sa, da, r->dqpn,
+			r->psn, r->opname);
+	}
+	if (st.retx > MAX_RETX_LIST)
+		fprintf(o, "  ... and %lu more\n", st.retx - MAX_RETX_LIST);
 	fprintf(o, "nak-codes:\n");
 	for (i = 0; i < ARRAY_SIZE(st.nak_code); i++)
 		if (st.nak_code[i])
@@ -541,7 +580,9 @@ static void print_usage(FILE *o)
 "                         (RC_SEND_ONLY, or SEND_ONLY for any transport),\n"
 "                         a number (4, 0x64), or a class: send, write,\n"
 "                         read, atomic, ack, flush, request, response\n"
-"  -s, --stats            print a summary at the end (to stdout)\n"
+"  -s, --stats            print a summary at the end (to stdout): packets\n"
+"                         per opcode, retransmitted PSNs, NAKs by code,\n"
+"                         RNR NAKs, bad ICRCs, malformed by reason\n"
 "  -q, --quiet            no per-packet lines (with -s: summary only)\n"
 "  -t                     no timestamps\n"
 "      --tt               timestamps as seconds since the epoch\n"

@@ -838,9 +838,13 @@ START_TEST(test_aeth_and_retransmit)
 			seen |= 4;
 		if (strstr(line, "RC_SEND_ONLY") && strstr(line, " retransmit "))
 			seen += 8;
+		/* --stats lists them: "  SRC > DST qp Q psn P OPCODE" */
+		if (!strncmp(line, "  ", 2) && strstr(line, " > ") &&
+		    strstr(line, " RC_SEND_ONLY\n"))
+			seen += 64;
 	}
 	fclose(f);
-	ck_assert_int_eq(seen, 7 + 3 * 8);
+	ck_assert_int_eq(seen, 7 + 3 * 8 + 3 * 64);
 }
 END_TEST
 
