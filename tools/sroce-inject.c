@@ -55,6 +55,7 @@ static struct {
 	u32 count;
 	u64 fuzz;
 	u64 seed;
+	u32 rate;		/* fuzz: packets per second, 0 for no limit */
 	u32 keep_bad_icrc;	/* percent of fuzzed frames sent with a stale ICRC */
 	u32 avoid[64];
 	u32 navoid;
@@ -450,8 +451,8 @@ static const struct inj_case cases[] = {
 	  "WRITE MIDDLE at the expected PSN with no FIRST", c_bad_sequence },
 	{ "psn-ahead", "rx_drop_psn_invalid", "alive",
 	  "WRITE ONLY at --psn + 2^22 (ahead of the window)", c_psn_ahead },
-	{ "psn-old", "rx_drop_duplicate", "alive",
-	  "WRITE ONLY at --psn - 2^22 (behind: a duplicate)", c_psn_old },
+	{ "psn-old", "duplicate_requests", "alive",
+	  "WRITE ONLY at --psn - 2^22 (behind: a duplicate, re-ACKed)", c_psn_old },
 	{ "unknown-qpn", "rx_drop_unknown_qp", "-",
 	  "WRITE ONLY to --qpn, which nobody has", c_unknown_qpn },
 	{ "bad-rkey", "access_naks_sent", "error",
@@ -673,6 +674,22 @@ static u32 mutate(u8 *p, u32 len)
 	return len;
 }
 
+/* Sleep until @sent packets are due at --rate since @t0. */
+static void pace(const struct timespec *t0, u64 sent)
+{
+	struct timespec now, d;
+	double due, el;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	due = (double)sent / opt.rate;
+	if (due <= el)
+		return;
+	d.tv_sec = (time_t)(due - el);
+	d.tv_nsec = (long)((due - el - d.tv_sec) * 1e9);
+	nanosleep(&d, NULL);
+}
+
 static void fuzz(void)
 {
 	struct timespec t0, t1;
@@ -716,6 +733,8 @@ static void fuzz(void)
 		else
 			stale++;
 		frame_send(&f);
+		if (opt.rate && !(i % 64))
+			pace(&t0, i + 1);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -819,12 +838,14 @@ static void usage(int rc)
 	fprintf(rc ? stderr : stdout,
 		"usage: sroce-inject -i IFACE -d DST_IP [-s SRC_IP] [--dst-mac MAC] AIM\n"
 		"           (--case NAME [--count N] | --fuzz N [--seed S] [--pcap FILE]\n"
-		"            [--avoid-qpn Q,...] [--stale-icrc PCT])  [-w FILE.pcap] [-v]\n"
+		"            [--avoid-qpn Q,...] [--stale-icrc PCT] [--rate PPS])\n"
+		"           [-w FILE.pcap] [-v]\n"
 		"  AIM: --qpn N --psn N --rkey N --va N --len N (the MR's length)\n"
 		"       --ud-qpn N --qkey N --sqpn N --mtu BYTES (default 1024)\n"
 		"  -w FILE   write the frames to a pcap instead of sending them\n"
 		"  --fuzz N  send N mutated valid packets; all but --stale-icrc percent\n"
-		"            (default 10) get their ICRC fixed so they reach the parsers\n"
+		"            (default 10) get their ICRC fixed so they reach the parsers;\n"
+		"            --rate paces them (default: as fast as the socket takes them)\n"
 		"cases (name: counter that must move on the target, QP afterwards):\n");
 	for (i = 0; i < NCASES; i++)
 		fprintf(rc ? stderr : stdout, "  %-17s %-24s %-6s %s\n", cases[i].name,
@@ -855,7 +876,7 @@ int main(int argc, char **argv)
 		{ "mtu", 1, NULL, 'M' }, { "fuzz", 1, NULL, 'F' },
 		{ "seed", 1, NULL, 'S' }, { "pcap", 1, NULL, 'p' },
 		{ "avoid-qpn", 1, NULL, 'A' }, { "stale-icrc", 1, NULL, 'I' },
-		{ "dst-mac", 1, NULL, 'm' }, { "list", 0, NULL, 'l' },
+		{ "dst-mac", 1, NULL, 'm' }, { "rate", 1, NULL, 'r' }, { "list", 0, NULL, 'l' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const struct inj_case *c = NULL;
@@ -898,6 +919,7 @@ int main(int argc, char **argv)
 		case 'S': opt.seed = num(optarg); break;
 		case 'p': opt.pcap_in = optarg; break;
 		case 'I': opt.keep_bad_icrc = num(optarg); break;
+		case 'r': opt.rate = num(optarg); break;
 		case 'm': parse_mac(optarg, opt.dmac); opt.have_dmac = true; break;
 		case 'A':
 			for (tok = strtok_r(optarg, ",", &save); tok;
@@ -920,9 +942,12 @@ int main(int argc, char **argv)
 		die("--qpn is in --avoid-qpn");
 	open_iface();
 	if (c) {
+		u8 fill = (u8)(0x40 + (c - cases));
+
 		for (i = 0; i < opt.count; i++)
-			c->send((u8)(0x40 + (c - cases)));
-		printf("sroce-inject: %s: %" PRIu64 " sent (%s)\n", c->name, n_sent, c->what);
+			c->send(fill);
+		printf("sroce-inject: %s: %" PRIu64 " sent, payload bytes 0x%02x (%s)\n",
+		       c->name, n_sent, fill, c->what);
 	} else {
 		fuzz();
 	}
