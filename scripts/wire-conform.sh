@@ -12,8 +12,9 @@
 #
 # tshark's payload heuristics are off: with them, the EtherType heuristic
 # reads the first bytes of a small SEND or WRITE payload as an EtherType
-# (LAPB over Ethernet, say) and calls the "inner" packet malformed.  Only
-# the RoCEv2 headers are judged; the payload is opaque data.
+# (LAPB over Ethernet, say) and calls the "inner" packet malformed, and
+# the RPC-over-RDMA one throws on a zero-length SEND.  Only the RoCEv2
+# headers are judged; the payload is opaque data.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 DUMP=${SROCE_DUMP:-$TOP/build/tools/sroce-dump}

@@ -55,7 +55,7 @@ for kernel in "$@"; do
 	for g in "${groups[@]}"; do
 		dir=$top/tests/vm/$g
 		mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
-		SROCE_VM_ARGS= SROCE_VM_DISABLED=
+		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST=''
 		if [[ -f $dir/group.conf ]]; then
 			# shellcheck source=/dev/null
 			. "$dir/group.conf"
@@ -68,6 +68,7 @@ for kernel in "$@"; do
 		fi
 		echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)"
 		log=$(mktemp)
+		started=$(date +%s)
 		# shellcheck disable=SC2086 # SROCE_VM_ARGS is a word list
 		"$vm" --kernel "$kernel" $SROCE_VM_ARGS "${tests[@]}" 2>&1 |
 			tee "$log" | sed -u '/^vm: [0-9]* passed, [0-9]* failed$/d'
@@ -79,6 +80,18 @@ for kernel in "$@"; do
 		else
 			p=0 f=${#tests[@]} s=0
 			echo "vm $kernel $g: could not run (see above): ${#tests[@]} tests count as failed"
+		fi
+		# SROCE_VM_POST (group.conf): a host command run after the boot,
+		# e.g. to judge what the guests left in the run; one more test.
+		# SROCE_VM_STARTED lets it refuse files older than this boot.
+		if [[ -n $SROCE_VM_POST ]]; then
+			if SROCE_VM_STARTED=$started bash -c "$SROCE_VM_POST"; then
+				echo "PASS $g/post"
+				p=$((p + 1))
+			else
+				echo "FAIL $g/post ($SROCE_VM_POST)"
+				f=$((f + 1))
+			fi
 		fi
 		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
 		rm -f "$log"

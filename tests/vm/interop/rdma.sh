@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# RDMA WRITE, RDMA READ and FETCH_ADD with perftest, bounded runs (-n),
+# first sroce as the requester against rxe's responder (s2r), then the
+# reverse (r2s); CMP_SWAP, and both atomics' values, are integrity.sh's.  4 KiB messages: WRITE FIRST/MIDDLE/LAST and READ
+# RESPONSE FIRST/MIDDLE/LAST at MTU 1024.  perftest checks no data
+# (integrity.sh does); the client must report a positive figure.
+#
+# READ and atomics run with -o 16 (outstanding reads) on both sides:
+# perftest gives the requester's QP the responder's figure as its
+# max_rd_atomic, rdma_rxe offers 128 and sroce, like mlx5, takes 16 at
+# most, so without it sroce's ibv_modify_qp(RTS) rightly fails (EINVAL).
+# An mlx5 requester facing rxe fails the same way.
+. "$SROCE_TOP/tests/vm/interop/interop.lib"
+
+port=18910
+for dir in s2r r2s; do
+	ix_dir "$dir"
+	ix_perf ib_write_bw "$dir-write" $((port++)) 4096 20
+	ix_perf ib_read_bw "$dir-read" $((port++)) 4096 20 -o 16
+	ix_perf ib_atomic_bw "$dir-fetch-add" $((port++)) 8 20 -o 16
+done
