@@ -24,6 +24,7 @@ static const char * const sroce_obj_name[SROCE_OBJ_MAX] = {
 	[SROCE_OBJ_QP]		= "qp",
 	[SROCE_OBJ_SRQ]		= "srq",
 	[SROCE_OBJ_MR]		= "mr",
+	[SROCE_OBJ_MW]		= "mw",
 };
 
 static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
@@ -34,6 +35,7 @@ static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
 	[SROCE_OBJ_QP]		= SROCE_MAX_QP,
 	[SROCE_OBJ_SRQ]		= SROCE_MAX_SRQ,
 	[SROCE_OBJ_MR]		= SROCE_MAX_MR,
+	[SROCE_OBJ_MW]		= SROCE_MAX_MW,
 };
 
 /* Count one more object of @type, refusing it beyond the advertised limit. */
@@ -194,6 +196,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SRQ_SGE;
+	attr->max_mw = SROCE_MAX_MW;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = SROCE_PORT_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
@@ -378,6 +381,8 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->mws, XA_FLAGS_LOCK_BH);
+	spin_lock_init(&sdev->mw_lock);
 
 	/*
 	 * Each verbs file contributes its own part of the ops table
@@ -391,6 +396,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_counters_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_qp_verbs_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_mw_ops);
 	/*
 	 * Write commands ib_core does not enable by default: the CQ arm
 	 * (ibv_req_notify_cq) and the zero-WR SQ doorbell (post_send).

@@ -349,7 +349,9 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
 
-	xa_erase_bh(&sdev->mrs, ibmr->lkey >> 8);
+	/* Verbs: not while a memory window is bound to it (mw.c). */
+	if (!sroce_mw_mr_unpublish(sdev, mr))
+		return -EBUSY;
 	/* No data-path user can still hold a ref to this MR's memory. */
 	synchronize_rcu();
 	sroce_mr_free(mr);

@@ -49,6 +49,8 @@
 #define SROCE_MAX_SRQ			SZ_64K
 #define SROCE_MAX_SRQ_WR		SZ_32K
 #define SROCE_MAX_SRQ_SGE		SROCE_MAX_SGE
+/* Windows share the MRs' 24-bit key index space (mw.c). */
+#define SROCE_MAX_MW			SZ_1M
 #define SROCE_MAX_QP_RD_ATOM		16
 #define SROCE_MAX_QP_INIT_RD_ATOM	16
 #define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
@@ -63,6 +65,8 @@
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_SYS_IMAGE_GUID |	\
 				 IB_DEVICE_PORT_ACTIVE_EVENT |	\
 				 IB_DEVICE_RC_RNR_NAK_GEN |	\
+				 IB_DEVICE_MEM_WINDOW |	\
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |	\
 				 IB_DEVICE_MEM_MGT_EXTENSIONS)
 
 /* IP TTL / hop limit for an AV whose GRH leaves it 0 (ah.c). */

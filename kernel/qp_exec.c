@@ -277,7 +277,14 @@ static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 				u32 len, u32 access, struct sroce_mem_ref *out)
 {
 	struct sroce_kqp *kqp = ctx;
+	int err;
 
+	/* An rkey may name a memory window (mw.c); its checks are its own. */
+	if (remote) {
+		err = sroce_mw_access(kqp, key, va, len, access, out);
+		if (err != -ENOENT)
+			return err ? 1 : 0;
+	}
 	/* enum sroce_access is ib_access_flags; 0 is a local read. */
 	return sroce_mem_access(kqp->sdev, kqp->ibqp.pd, key, remote, va, len,
 				access, out) ? 1 : 0;
@@ -358,16 +365,28 @@ static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
 static int sroce_kqp_invalidate(void *ctx, u32 rkey)
 {
 	struct sroce_kqp *kqp = ctx;
+	int err;
 
-	return sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey) ? 1 : 0;
+	/* A type 2 window's rkey, or else an MR's. */
+	err = sroce_mw_invalidate(kqp, rkey, true);
+	if (err == -ENOENT)
+		err = sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey);
+	return err ? 1 : 0;
 }
 
-/* LOCAL_INV and REG_MR, run by the requester in SQ order. */
+/* LOCAL_INV, REG_MR and BIND_MW, run by the requester in SQ order. */
 static u8 sroce_kqp_local_op(void *ctx, const struct sroce_send_wqe *wr)
 {
 	struct sroce_kqp *kqp = ctx;
 	int err;
 
+	if (wr->opcode == SROCE_WR_BIND_MW)
+		return sroce_mw_bind(kqp, wr);
+	if (wr->opcode == SROCE_WR_LOCAL_INV) {
+		err = sroce_mw_invalidate(kqp, wr->ex, false);
+		if (err != -ENOENT)
+			return err ? SROCE_WC_LOC_QP_OP_ERR : SROCE_WC_SUCCESS;
+	}
 	if (wr->opcode == SROCE_WR_REG_MR)
 		err = sroce_mr_fast_reg(kqp->sdev, kqp->ibqp.pd, wr->reg.key,
 					wr->reg.access);

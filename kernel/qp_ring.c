@@ -176,6 +176,15 @@ static void sroce_kqp_conv_send(const struct sroce_kqp *kqp,
 		/* ex = the key to invalidate; no data. */
 		w->ex = a->ex;
 		return;
+	case IB_UVERBS_WR_BIND_MW:
+		/* Memory windows are user verbs (mw.c); no data. */
+		w->bind.addr = a->bind.addr;
+		w->bind.length = a->bind.length;
+		w->bind.mr_lkey = a->bind.mr_lkey;
+		w->bind.mw_rkey = a->bind.mw_rkey;
+		w->bind.new_rkey = a->bind.new_rkey;
+		w->bind.access = a->bind.access;
+		return;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		w->atomic.remote_addr = a->atomic.remote_addr;

@@ -31,6 +31,7 @@ enum sroce_obj_type {
 	SROCE_OBJ_QP,
 	SROCE_OBJ_SRQ,
 	SROCE_OBJ_MR,
+	SROCE_OBJ_MW,
 	SROCE_OBJ_MAX
 };
 
@@ -76,10 +77,15 @@ struct sroce_dev {
 	 *   qps: QPN -> struct sroce_kqp (QPN 1 is the GSI QP)
 	 *   mrs: key >> 8 -> struct sroce_mr (the low byte is the key byte)
 	 *   ahs: ah_num -> a copy of the AH's AV and PD (every AH, see ah.c)
+	 *   mws: key >> 8 -> struct sroce_mw (mw.c; the index is reserved,
+	 *        with a NULL entry, in mrs)
 	 */
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
+	struct xarray		mws;
+	/* mw.c: window state and sroce_mr.nmw */
+	spinlock_t		mw_lock;
 	/* qp.c: where the cyclic QPN allocation continues. */
 	u32			qp_next;
 
@@ -165,6 +171,7 @@ struct sroce_mr {
 	u32			npages;
 	u32			page_offset;	/* iova offset in pages[0] */
 	bool			dma;	/* DMA MR: va is a kernel address */
+	u32			nmw;	/* windows bound to it (sdev->mw_lock) */
 	/* Fast-reg: kernel addresses of ibmr.page_size pages, map_mr_sg. */
 	u64			*fr_pages;
 	u32			fr_max;		/* allocated entries */
@@ -340,6 +347,20 @@ static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 extern const struct ib_device_ops sroce_srq_ops;
 /* A QP's responder takes a WQE (QP lock held): 0, or SROCE_EAGAIN. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
+
+/*
+ * mw.c: memory windows.  The responder resolves a window's rkey with
+ * sroce_mw_access(); bind and invalidation run from the QP's local
+ * operations and remote invalidation; mr.c unpublishes an MR through
+ * sroce_mw_mr_unpublish().  Access and invalidate return -ENOENT when
+ * the key is no window's (the caller then tries the MRs).
+ */
+extern const struct ib_device_ops sroce_mw_ops;
+int sroce_mw_access(struct sroce_kqp *kqp, u32 key, u64 va, u32 len,
+		    u32 access, struct sroce_mem_ref *out);
+u8 sroce_mw_bind(struct sroce_kqp *kqp, const struct sroce_send_wqe *wr);
+int sroce_mw_invalidate(struct sroce_kqp *kqp, u32 rkey, bool remote);
+bool sroce_mw_mr_unpublish(struct sroce_dev *sdev, struct sroce_mr *mr);
 
 /*
  * qp.c: a verbs QP around the protocol core.  @lock serialises every call

@@ -80,9 +80,6 @@ static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
-	/* SRQs are not implemented (ibv_create_srq fails), so none is ours. */
-	if (attr->srq)
-		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~sroce_send_ops_supported(attr->qp_type)))
 		return EOPNOTSUPP;
@@ -202,22 +199,17 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
-int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		    struct ibv_recv_wr **bad_wr)
+/*
+ * Write @wr's WQEs into @rq (lock held) and publish prod once.  Shared by
+ * a QP's RQ and an SRQ (srq.c): the same ring format.
+ */
+int sroce_wq_post_recv(struct sroce_wq *rq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
 {
-	struct sroce_wq *rq = &to_sroce_qp(ibqp)->rq;
 	struct sroce_recv_wqe_abi *wqe;
-	uint32_t prod;
+	uint32_t prod = rq->ring.idx;
 	int ret = 0;
 
-	/* Receives may be posted from INIT on (verbs), never in RESET. */
-	if (!rq->ring.buf || ibqp->state == IBV_QPS_RESET) {
-		*bad_wr = wr;
-		return EINVAL;
-	}
-
-	pthread_spin_lock(&rq->lock);
-	prod = rq->ring.idx;
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
 			ret = EINVAL;
@@ -241,9 +233,28 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		/* The WQEs above become visible no later than prod. */
 		sroce_store_release(&rq->ring.ctl->prod, prod);
 	}
-	pthread_spin_unlock(&rq->lock);
-
 	if (ret)
 		*bad_wr = wr;
+	return ret;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sroce_qp(ibqp)->rq;
+	int ret;
+
+	/*
+	 * Receives may be posted from INIT on (verbs), never in RESET; a QP
+	 * on an SRQ has no RQ.
+	 */
+	if (!rq->ring.buf || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&rq->lock);
+	ret = sroce_wq_post_recv(rq, wr, bad_wr);
+	pthread_spin_unlock(&rq->lock);
 	return ret;
 }

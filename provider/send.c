@@ -27,7 +27,9 @@
 				 IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define SROCE_UC_SEND_OPS	(SROCE_UD_SEND_OPS | \
 				 IBV_QP_EX_WITH_RDMA_WRITE | \
-				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+				 IBV_QP_EX_WITH_BIND_MW | \
+				 IBV_QP_EX_WITH_LOCAL_INV)
 #define SROCE_RC_SEND_OPS	(SROCE_UC_SEND_OPS | \
 				 IBV_QP_EX_WITH_RDMA_READ | \
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
@@ -60,6 +62,8 @@ static bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
 		return type != IBV_QPT_UD;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
@@ -140,8 +144,15 @@ static int sroce_build_send(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		wqe->ex = (uint32_t)wr->imm_data;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		wqe->ex = wr->invalidate_rkey;
 		break;
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw)
+			return EINVAL;
+		sroce_build_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				 &wr->bind_mw.bind_info);
+		return 0;
 	default:
 		break;
 	}
@@ -347,6 +358,26 @@ static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 		wqe->ex = invalidate_rkey;
 }
 
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe_abi *wqe;
+
+	wqe = sroce_wr_new(qpx, IBV_WR_LOCAL_INV);
+	if (wqe)
+		wqe->ex = invalidate_rkey;
+}
+
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *info)
+{
+	struct sroce_send_wqe_abi *wqe;
+
+	wqe = sroce_wr_new(qpx, IBV_WR_BIND_MW);
+	if (wqe)
+		sroce_build_bind(wqe, mw, rkey, info);
+}
+
 static void sroce_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode,
 			  uint32_t rkey, uint64_t remote_addr)
 {
@@ -515,6 +546,10 @@ void sroce_qp_ex_init(struct sroce_qp *qp, uint64_t flags)
 		qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	if (flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	if (flags & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = sroce_wr_bind_mw;
+	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = sroce_wr_local_inv;
 
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge = sroce_wr_set_sge;

@@ -2,8 +2,8 @@
 /*
  * sroce libibverbs provider: device matching and the control verbs.
  *
- * The data path lives in mr.c, cq.c, qp.c, send.c and ah.c.  Verbs left
- * out of the ops table (SRQ, MW, XRC, flow steering...) are answered with
+ * The data path lives in mr.c, cq.c, qp.c, srq.c, send.c and ah.c.  Verbs
+ * left out of the ops table (XRC, flow steering...) are answered with
  * EOPNOTSUPP by libibverbs itself.
  */
 #include <config.h>
@@ -124,25 +124,33 @@ static void sroce_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.bind_mw = sroce_bind_mw,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
+	.create_srq = sroce_create_srq,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device_ex = sroce_query_device,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,

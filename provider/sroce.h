@@ -155,6 +155,17 @@ struct sroce_qp {
 	int wr_err;
 };
 
+/* srq.c: one ring in the RQ's format, shared by the QPs attached. */
+struct sroce_srq {
+	struct ibv_srq ibsrq;
+	struct sroce_wq rq;
+};
+
+struct sroce_create_srq_resp_buf {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct sroce_create_srq_resp drv;
+};
+
 struct sroce_ah {
 	struct ibv_ah ibah;
 	uint32_t ah_num;
@@ -190,10 +201,23 @@ static inline struct sroce_qp *to_sroce_qp_ex(struct ibv_qp_ex *qpx)
 	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
 }
 
+static inline struct sroce_srq *to_sroce_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
 static inline struct sroce_ah *to_sroce_ah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct sroce_ah, ibah);
 }
+
+/* mw.c */
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sroce_dealloc_mw(struct ibv_mw *mw);
+int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+void sroce_build_bind(struct sroce_send_wqe_abi *wqe, const struct ibv_mw *mw,
+		      uint32_t rkey, const struct ibv_mw_bind_info *info);
 
 /* mr.c */
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -223,6 +247,18 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int sroce_destroy_qp(struct ibv_qp *ibqp);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int sroce_wq_post_recv(struct sroce_wq *rq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *ibsrq);
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 
 /* send.c */
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

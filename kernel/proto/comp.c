@@ -22,6 +22,8 @@ static u8 sroce_wc_opcode(u8 wr_opcode)
 		return SROCE_WC_LOCAL_INV;
 	case SROCE_WR_REG_MR:
 		return SROCE_WC_REG_MR;
+	case SROCE_WR_BIND_MW:
+		return SROCE_WC_BIND_MW;
 	default:
 		return SROCE_WC_SEND;
 	}

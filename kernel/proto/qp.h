@@ -177,6 +177,7 @@ enum sroce_wr_opcode {
 	SROCE_WR_ATOMIC_CMP_AND_SWP	= 5,
 	SROCE_WR_ATOMIC_FETCH_AND_ADD	= 6,
 	SROCE_WR_LOCAL_INV		= 7,
+	SROCE_WR_BIND_MW		= 8,	/* memory window bind (local) */
 	SROCE_WR_SEND_WITH_INV		= 9,
 	SROCE_WR_REG_MR			= 0x20,	/* IB_WR_REG_MR: kernel only */
 };
@@ -221,6 +222,14 @@ struct sroce_send_wqe {
 			u32 key;	/* the MR's new lkey/rkey */
 			u32 access;	/* enum sroce_access */
 		} reg;
+		struct {		/* SROCE_WR_BIND_MW */
+			u64 addr;
+			u64 length;
+			u32 mr_lkey;
+			u32 mw_rkey;	/* the window's current rkey */
+			u32 new_rkey;	/* its rkey once bound */
+			u32 access;	/* enum sroce_access, remote bits */
+		} bind;
 		struct {
 			u32 ah;		/* caller's address handle, echoed in emit */
 			u32 remote_qpn;
@@ -272,6 +281,7 @@ enum sroce_wc_opcode {
 	SROCE_WC_RDMA_READ		= 2,
 	SROCE_WC_COMP_SWAP		= 3,
 	SROCE_WC_FETCH_ADD		= 4,
+	SROCE_WC_BIND_MW		= 5,
 	SROCE_WC_LOCAL_INV		= 6,
 	SROCE_WC_REG_MR			= 8,
 	SROCE_WC_RECV			= 128,

@@ -30,7 +30,8 @@ static inline bool sroce_wr_is_atomic(u8 opcode)
 /* Local operations: executed by the requester, no packet, no PSN. */
 static inline bool sroce_wr_is_local(u8 opcode)
 {
-	return opcode == SROCE_WR_LOCAL_INV || opcode == SROCE_WR_REG_MR;
+	return opcode == SROCE_WR_LOCAL_INV || opcode == SROCE_WR_REG_MR ||
+	       opcode == SROCE_WR_BIND_MW;
 }
 
 /* PSNs needed to carry @len bytes at @mtu: at least one. */

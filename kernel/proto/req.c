@@ -25,6 +25,8 @@ static bool sroce_wr_allowed(enum sroce_qp_type type, u8 opcode)
 	case SROCE_WR_LOCAL_INV:
 	case SROCE_WR_REG_MR:
 		return true;
+	case SROCE_WR_BIND_MW:
+		return type != SROCE_QPT_UD;
 	}
 	return false;
 }

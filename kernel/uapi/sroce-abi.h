@@ -119,6 +119,14 @@ struct sroce_send_wqe_abi {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {	/* IBV_WR_BIND_MW, both window types */
+			__u64 addr;
+			__u64 length;
+			__u32 mr_lkey;
+			__u32 mw_rkey;	/* the window's current rkey */
+			__u32 new_rkey;	/* its rkey once bound */
+			__u32 access;	/* ibv_access_flags */
+		} bind;
 		struct {
 			__u32 ah_num;	/* sroce_create_ah_resp.ah_num */
 			__u32 remote_qpn;

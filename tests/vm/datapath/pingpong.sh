@@ -20,3 +20,5 @@ mtu=$(ibv_devinfo -d "$DEV" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1
 [[ $mtu =~ ^[0-9]+$ ]] || fail "cannot read active_mtu of $DEV"
 pingpong ud ud4-small 18620 "$G4" 200 64
 pingpong ud ud6-mtu 18622 "$G6" 50 "$mtu" -e
+# SRQ: four RC QPs per side sharing one SRQ each (ibv_srq_pingpong -q).
+pingpong srq srq4-small 18630 "$G4" 100 64 -q 4

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce libibverbs provider: shared receive queues.
+ *
+ * An SRQ is one ring mapped from the kernel, in the RQ's format.
+ * post_srq_recv writes receive WQEs into it and publishes prod; the
+ * kernel's responder takes them for whichever attached QP a message
+ * arrives on, so posting never enters the kernel.  Arming the limit is
+ * ibv_modify_srq (a command); the event arrives on the async fd.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+static_assert(offsetof(struct sroce_create_srq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_srq_resp),
+	      "sroce udata must follow the core reply without padding");
+
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr)
+{
+	const size_t hdr = sizeof(struct sroce_recv_wqe_abi);
+	const size_t sge = sizeof(struct sroce_sge_abi);
+	struct sroce_create_srq_resp_buf resp = {};
+	struct ibv_create_srq cmd = {};
+	struct sroce_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = sroce_ring_map(&srq->rq.ring, pd->context->cmd_fd, &resp.drv.rq,
+			     hdr, true);
+	if (ret)
+		goto err_destroy;
+	/* Never trust a cap the ring's stride could not hold. */
+	srq->rq.max_sge = resp.drv.max_sge;
+	if (srq->rq.max_sge > (srq->rq.ring.stride - hdr) / sge)
+		srq->rq.max_sge = (srq->rq.ring.stride - hdr) / sge;
+	attr->attr.max_sge = srq->rq.max_sge;
+	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	return &srq->ibsrq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibsrq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* Only the limit can be set; resizing is refused by the kernel. */
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (!ret)
+		attr->max_sge = to_sroce_srq(ibsrq)->rq.max_sge;
+	return ret;
+}
+
+int sroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sroce_srq *srq = to_sroce_srq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	sroce_ring_unmap(&srq->rq.ring);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	return 0;
+}
+
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sroce_srq(ibsrq)->rq;
+	int ret;
+
+	pthread_spin_lock(&rq->lock);
+	ret = sroce_wq_post_recv(rq, wr, bad_wr);
+	pthread_spin_unlock(&rq->lock);
+	return ret;
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * srq: shared receive queues through the sroce provider, on one device
+ * (QPs connected to each other through the device's own GID).
+ *
+ *   srq DEV GID_INDEX
+ *
+ * Checks: create/query (the caps honoured, srq_limit 0), modify refusals
+ * (a limit above max_wr; resizing, EOPNOTSUPP), two RC QPs on one SRQ
+ * taking its WQEs in posting order with the payloads intact, the limit
+ * event (not while the count stays at the limit; once when it drops below
+ * it; the limit reads 0 afterwards and does not fire again), a UD QP on
+ * an SRQ (GRH, src_qp), a full SRQ refusing a post (ENOMEM), a destroy
+ * refused while a QP is attached, and IBV_EVENT_QP_LAST_WQE_REACHED when
+ * a QP on an SRQ goes to ERR.  Output ends with "srq: N passed, M failed".
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#define MSG	64
+#define NBUF	64
+
+static int passed, failed;
+
+#define CHECK(what, cond) do {						\
+	if (cond) {							\
+		passed++;						\
+		printf("PASS %s\n", what);				\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s (line %d)\n", what, __LINE__);		\
+	}								\
+} while (0)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr;
+static uint8_t buf[NBUF * MSG];
+static int gidx;
+static union ibv_gid gid;
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return c;
+}
+
+static struct ibv_qp *rc_qp(struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = srq ? 0 : 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+static int connect_rc(struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int post_srq(struct ibv_srq *srq, uint64_t wr_id, int slot,
+		    uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + slot * MSG,
+			       .length = len, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_srq_recv(srq, &wr, &bad);
+}
+
+static int send_msg(struct ibv_qp *qp, int slot, uint32_t len,
+		    struct ibv_ah *ah, uint32_t rqpn)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + slot * MSG,
+			       .length = len, .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1000 + slot, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (ah) {
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = rqpn;
+		wr.wr.ud.remote_qkey = 0x11111111;
+	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* Reap @want completions into @wc (sends and receives); false on timeout. */
+static bool reap(struct ibv_wc *wc, int want)
+{
+	long spins = 0;
+	int got = 0, n;
+
+	while (got < want && spins++ < 200000000L) {
+		n = ibv_poll_cq(cq, want - got, wc + got);
+		if (n < 0)
+			return false;
+		got += n;
+	}
+	return got == want;
+}
+
+/* The next async event within @ms, or -1; @qp/@srq get its element. */
+static int next_event(int ms, void **elem)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	if (ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = ev.event_type;
+	*elem = type == IBV_EVENT_SRQ_LIMIT_REACHED ||
+		type == IBV_EVENT_SRQ_ERR ? (void *)ev.element.srq :
+					    (void *)ev.element.qp;
+	ibv_ack_async_event(&ev);
+	printf("event %s\n", ibv_event_type_str(type));
+	return type;
+}
+
+/* True if slot @slot holds MSG bytes of @v. */
+static bool filled(int slot, uint8_t v)
+{
+	int i;
+
+	for (i = 0; i < MSG; i++)
+		if (buf[slot * MSG + i] != v)
+			return false;
+	return true;
+}
+
+/*
+ * Send @n messages from @c to @s, its peer on the SRQ, and check the
+ * receives: SRQ WQEs are taken in posting order whichever QP a message
+ * arrives on, so the k-th message lands in WQE *@next + k (posted for
+ * slot 32 + its wr_id) with its fill byte.
+ */
+static bool exchange(struct ibv_qp *c, struct ibv_qp *s, int n,
+		     uint64_t *next)
+{
+	struct ibv_wc wc[16];
+	bool ok = true;
+	uint8_t v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(buf + i * MSG, 0x40 + (int)((*next + i) & 0x3f), MSG);
+		if (send_msg(c, i, MSG, NULL, 0))
+			return false;
+	}
+	if (!reap(wc, 2 * n))
+		return false;
+	for (i = 0; i < 2 * n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			printf("wc %s wr_id %llu\n",
+			       ibv_wc_status_str(wc[i].status),
+			       (unsigned long long)wc[i].wr_id);
+			ok = false;
+			continue;
+		}
+		if (wc[i].opcode != IBV_WC_RECV)
+			continue;
+		v = 0x40 + (uint8_t)(*next & 0x3f);
+		if (wc[i].wr_id != *next || wc[i].qp_num != s->qp_num ||
+		    wc[i].byte_len != MSG || !filled(32 + (int)*next, v)) {
+			printf("recv wr_id %llu (want %llu) qp %u len %u\n",
+			       (unsigned long long)wc[i].wr_id,
+			       (unsigned long long)*next, wc[i].qp_num,
+			       wc[i].byte_len);
+			ok = false;
+		}
+		(*next)++;
+	}
+	return ok;
+}
+
+static void rc_phase(void)
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 16,
+						   .max_sge = 1 } };
+	struct ibv_srq_attr sa;
+	struct ibv_qp *s1, *s2, *c1, *c2;
+	struct ibv_srq *srq;
+	uint64_t next = 0;
+	void *elem = NULL;
+	int i, ev, ret;
+
+	srq = ibv_create_srq(pd, &sia);
+	CHECK("create_srq", srq && sia.attr.max_wr >= 16 &&
+	      sia.attr.max_sge >= 1);
+	if (!srq)
+		return;
+	CHECK("query_srq", !ibv_query_srq(srq, &sa) && sa.max_wr >= 16 &&
+	      sa.max_sge >= 1 && sa.srq_limit == 0);
+	sa.max_wr = 1024;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	CHECK("modify_srq max_wr refused (EOPNOTSUPP)", ret == EOPNOTSUPP);
+	sa.srq_limit = 100000;
+	CHECK("modify_srq limit > max_wr refused",
+	      ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) == EINVAL);
+
+	s1 = rc_qp(srq);
+	s2 = rc_qp(srq);
+	c1 = rc_qp(NULL);
+	c2 = rc_qp(NULL);
+	CHECK("QPs on the SRQ", s1 && s2 && c1 && c2);
+	if (!s1 || !s2 || !c1 || !c2)
+		return;
+	CHECK("connect", !connect_rc(s1, c1->qp_num) &&
+	      !connect_rc(c1, s1->qp_num) && !connect_rc(s2, c2->qp_num) &&
+	      !connect_rc(c2, s2->qp_num));
+	{
+		struct ibv_recv_wr wr = {}, *bad;
+
+		CHECK("post_recv on a QP on an SRQ refused",
+		      ibv_post_recv(s1, &wr, &bad) != 0);
+	}
+	CHECK("destroy_srq refused while QPs are attached",
+	      ibv_destroy_srq(srq) != 0);
+
+	for (i = 0; i < 8; i++)
+		if (post_srq(srq, i, 32 + i, MSG))
+			break;
+	CHECK("post_srq_recv 8", i == 8);
+	sa.srq_limit = 4;
+	CHECK("arm limit 4", !ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT));
+	CHECK("query limit 4", !ibv_query_srq(srq, &sa) && sa.srq_limit == 4);
+
+	/* 8 -> 6 -> 4 posted: never below the limit, no event. */
+	CHECK("2 SENDs to QP 1 from the SRQ", exchange(c1, s1, 2, &next));
+	CHECK("2 SENDs to QP 2 from the SRQ", exchange(c2, s2, 2, &next));
+	ev = next_event(300, &elem);
+	CHECK("no event at the limit", ev == -1);
+
+	/* 4 -> 3: below the limit. */
+	CHECK("1 SEND more", exchange(c1, s1, 1, &next));
+	ev = next_event(3000, &elem);
+	CHECK("IBV_EVENT_SRQ_LIMIT_REACHED",
+	      ev == IBV_EVENT_SRQ_LIMIT_REACHED && elem == srq);
+	CHECK("limit disarmed", !ibv_query_srq(srq, &sa) &&
+	      sa.srq_limit == 0);
+	CHECK("3 SENDs more", exchange(c2, s2, 3, &next));
+	ev = next_event(300, &elem);
+	CHECK("one-shot: no second event", ev == -1);
+
+	/* A QP on an SRQ going to ERR: the last WQE reached. */
+	sa.srq_limit = 0;
+	{
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+		CHECK("s1 to ERR", !ibv_modify_qp(s1, &a, IBV_QP_STATE));
+	}
+	ev = next_event(3000, &elem);
+	CHECK("IBV_EVENT_QP_LAST_WQE_REACHED",
+	      ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == s1);
+	CHECK("destroy QPs", !ibv_destroy_qp(s1) && !ibv_destroy_qp(s2) &&
+	      !ibv_destroy_qp(c1) && !ibv_destroy_qp(c2));
+	CHECK("destroy_srq", !ibv_destroy_srq(srq));
+}
+
+static void ud_phase(void)
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
+						   .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 0,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp *s, *c;
+	struct ibv_srq *srq;
+	struct ibv_ah *ah;
+	struct ibv_wc wc[2];
+	int i, ret, recv = -1;
+
+	srq = ibv_create_srq(pd, &sia);
+	ia.srq = srq;
+	s = srq ? ibv_create_qp(pd, &ia) : NULL;
+	ia.srq = NULL;
+	ia.cap.max_recv_wr = 1;
+	c = s ? ibv_create_qp(pd, &ia) : NULL;
+	CHECK("UD QP on an SRQ", srq && s && c);
+	if (!c)
+		return;
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? c : s;
+
+		a.qp_state = IBV_QPS_INIT;
+		ret = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				    IBV_QP_PORT | IBV_QP_QKEY);
+		a.qp_state = IBV_QPS_RTR;
+		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		if (ret)
+			break;
+	}
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = gidx;
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &aa);
+	CHECK("UD to RTS, AH", !ret && ah);
+	if (ret || !ah)
+		return;
+	/* GRH (40) + payload in one SGE. */
+	CHECK("post_srq_recv UD", !post_srq(srq, 77, 40, 40 + MSG));
+	memset(buf, 0x5a, MSG);
+	CHECK("UD SEND", !send_msg(c, 0, MSG, ah, s->qp_num));
+	CHECK("UD completions", reap(wc, 2));
+	for (i = 0; i < 2; i++)
+		if (wc[i].opcode == IBV_WC_RECV)
+			recv = i;
+	CHECK("UD receive from the SRQ", recv >= 0 &&
+	      wc[recv].status == IBV_WC_SUCCESS && wc[recv].wr_id == 77 &&
+	      wc[recv].qp_num == s->qp_num && wc[recv].src_qp == c->qp_num &&
+	      (wc[recv].wc_flags & IBV_WC_GRH) &&
+	      wc[recv].byte_len == 40 + MSG &&
+	      !memcmp(buf + 40 * MSG + 40, buf, MSG));
+
+	/* Capacity: max_wr WQEs fit, one more does not. */
+	for (i = 0; i < (int)sia.attr.max_wr; i++)
+		if (post_srq(srq, 200 + i, 48, MSG))
+			break;
+	CHECK("SRQ takes max_wr WQEs", i == (int)sia.attr.max_wr);
+	CHECK("full SRQ refuses a post (ENOMEM)",
+	      post_srq(srq, 299, 48, MSG) == ENOMEM);
+	CHECK("UD teardown", !ibv_destroy_ah(ah) && !ibv_destroy_qp(s) &&
+	      !ibv_destroy_qp(c) && !ibv_destroy_srq(srq));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: srq DEV GID_INDEX\n");
+		return 2;
+	}
+	gidx = atoi(argv[2]);
+	ctx = open_dev(argv[1]);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) :
+		  NULL;
+	if (!mr || ibv_query_gid(ctx, 1, gidx, &gid)) {
+		printf("FAIL setup\nsrq: 0 passed, 1 failed\n");
+		return 1;
+	}
+	rc_phase();
+	ud_phase();
+	CHECK("teardown", !ibv_dereg_mr(mr) && !ibv_destroy_cq(cq) &&
+	      !ibv_dealloc_pd(pd) && !ibv_close_device(ctx));
+	printf("srq: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
