@@ -10,7 +10,8 @@
 #
 # SROCE_VM_GROUPS="g1 g2" limits the run to those groups ("selftest" is
 # tools/vm/selftest, run once on the first kernel).  A group whose
-# group.conf sets SROCE_VM_DISABLED=1 is skipped (with a log line) unless
+# group.conf sets SROCE_VM_ONCE=1 runs on the first kernel only.  A group
+# whose group.conf sets SROCE_VM_DISABLED=1 is skipped (with a log line) unless
 # SROCE_VM_GROUPS names it.
 #
 # The output ends with "vm: N passed, M failed"; the exit status is 0 only
@@ -55,7 +56,7 @@ for kernel in "$@"; do
 	for g in "${groups[@]}"; do
 		dir=$top/tests/vm/$g
 		mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
-		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST=''
+		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST='' SROCE_VM_ONCE=''
 		if [[ -f $dir/group.conf ]]; then
 			# shellcheck source=/dev/null
 			. "$dir/group.conf"
@@ -64,6 +65,13 @@ for kernel in "$@"; do
 		# its group.conf; naming it in SROCE_VM_GROUPS runs it anyway.
 		if [[ ${SROCE_VM_DISABLED:-} == 1 && " ${SROCE_VM_GROUPS:-} " != *" $g "* ]]; then
 			echo "=== vm $kernel $g: disabled (SROCE_VM_DISABLED=1 in $g/group.conf), not run"
+			continue
+		fi
+		# SROCE_VM_ONCE=1: the group tests the harness, not the kernel
+		# under it, so the first kernel is enough (make check's time is
+		# mostly emulated CPU).
+		if [[ ${SROCE_VM_ONCE:-} == 1 && $kernel != "$1" ]]; then
+			echo "=== vm $kernel $g: run once, on $1 (SROCE_VM_ONCE=1 in $g/group.conf)"
 			continue
 		fi
 		echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)"
