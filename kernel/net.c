@@ -306,12 +306,19 @@ static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
 	return skb;
 }
 
-/* Common tail: count, and map the stack's verdict to our contract. */
+/*
+ * Common tail: count, and map the stack's verdict to our contract.  A
+ * full local queue (NET_XMIT_DROP: the qdisc, netem's limit) is not loss
+ * on the wire: the packet is refused, and the core sends it again after
+ * the TX retry time, instead of a go-back-N round trip later.  Loss that
+ * a qdisc models (netem's loss) reports success.
+ */
 static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len)
 {
-	if (net_xmit_eval(err)) {
+	err = net_xmit_eval(err);
+	if (err) {
 		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
-		return 0;
+		return err == NET_XMIT_DROP ? -ENOBUFS : 0;
 	}
 	sroce_count(sdev, SROCE_CTR_TX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CTR_TX_BYTES, roce_len);

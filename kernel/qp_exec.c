@@ -19,16 +19,20 @@
 /*
  * Unbound: a pass may send a burst of packets, and the scheduler is
  * better than "the CPU the packet or doorbell arrived on" at spreading
- * busy QPs.  WQ_MEM_RECLAIM: storage and NFS over RDMA write back pages
- * through us, so a pass must be able to run when no worker can be
- * created (the rescuer runs it).
+ * busy QPs.  WQ_HIGHPRI: the application usually busy-polls its CQ on
+ * the same CPU and, while the work holds SROCE_SQ_DRAINING, rings no
+ * doorbell; at equal priority the poller would take half the CPU (a
+ * scheduler slice, milliseconds) before the pass that feeds it runs.
+ * WQ_MEM_RECLAIM: storage and NFS over RDMA write back pages through
+ * us, so a pass must be able to run when no worker can be created (the
+ * rescuer runs it).
  */
 static struct workqueue_struct *sroce_qp_wq;
 
 int sroce_qp_module_init(void)
 {
-	sroce_qp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				      0);
+	sroce_qp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_HIGHPRI |
+				      WQ_MEM_RECLAIM, 0);
 	return sroce_qp_wq ? 0 : -ENOMEM;
 }
 
