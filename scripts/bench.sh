@@ -133,7 +133,8 @@ function median(list,   n, a, i, j, t) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 function ratio(x, y) {
-	return (x !~ /^[0-9.e+-]+$/ || y !~ /^[0-9.e+-]+$/ || y + 0 == 0) ? "-" : sprintf("%.2f", x / y)
+	if (x == "-" || x == "fail" || y == "-" || y == "fail" || y + 0 == 0) return "-"
+	return sprintf("%.2f", x / y)
 }
 {
 	if (!($2 in seen)) { seen[$2] = 1; order[++nc] = $2 }

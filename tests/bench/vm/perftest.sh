@@ -34,17 +34,30 @@ parse() {
 	}' "$1"
 }
 
+# After a failure, the device's counters (retransmits, timeouts, NAKs,
+# drops by reason) and the QPs left behind, to tell a stall from a crawl.
+stats() {
+	echo "--- rdma statistic show link $SROCE_DEV/1"
+	rdma statistic show link "$SROCE_DEV/1" 2>&1
+	echo "--- rdma resource show qp"
+	rdma resource show qp 2>&1 | head -40
+}
+
 for c in ${SROCE_BENCH_CASES:?}; do
 	IFS=: read -r name tool size qps loss <<<"$c"
 	port=$((port + 1))
 	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -F)
-	((qps > 1)) && args+=(-q "$qps")
+	# perftest signals one WQE in 100 (--cq-mod); with many QPs sharing
+	# the bandwidth fairly, none reaches 100 inside a 3 s sample and the
+	# run reads 0.  Signal each WQE when there are several QPs.
+	((qps > 1)) && args+=(-q "$qps" -Q 1)
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
 	sroce_barrier "case.$name"
 	if is_a; then
-		timeout $((secs + 60)) "$tool" "${args[@]}" >"$SROCE_OUT/$name.log" 2>&1 || true
+		timeout $((secs + 60)) "$tool" "${args[@]}" >"$SROCE_OUT/$name.log" 2>&1 ||
+			stats >>"$SROCE_OUT/$name.log"
 		sroce_barrier "done.$name"
 	else
 		sleep 1	# let the server listen
@@ -59,6 +72,7 @@ for c in ${SROCE_BENCH_CASES:?}; do
 			echo "$name ok $r" >>"$SROCE_OUT/results"
 		else
 			echo "$name fail - - - -" >>"$SROCE_OUT/results"
+			stats >>"$SROCE_OUT/$name.log"
 			log "$name failed (exit $st):"
 			tail -5 "$SROCE_OUT/$name.log" >&2
 		fi
