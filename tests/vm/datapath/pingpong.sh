@@ -7,7 +7,8 @@
 # and one over IPv6 sleeping on completion events (-e); UC likewise with
 # the large one over IPv4 and IPv6; UD (address handles from the peer's
 # GID) with a small message over IPv4 and one as large as a UD message
-# can be (the active MTU) over IPv6.
+# can be (the active MTU) over IPv6; ibv_srq_pingpong with four RC QPs
+# per side sharing one SRQ.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/pingpong.lib"
 

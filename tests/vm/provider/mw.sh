@@ -24,5 +24,5 @@ grep -q '^mw: [0-9]* passed, 0 failed$' "$SROCE_OUT/mw.txt" || fail "mw checks f
 n=$(sed -n 's/^remote access errors: //p' "$SROCE_OUT/mw.txt")
 sent=$(($(ctr access_naks_sent) - sent0))
 rcvd=$(($(ctr access_naks_rcvd) - rcvd0))
-log "mw: $(tail -n1 "$SROCE_OUT/mw.txt"); $n refused accesses, access NAKs sent $sent, received $rcvd"
+log "$(tail -n1 "$SROCE_OUT/mw.txt"); $n refused accesses, access NAKs sent $sent, received $rcvd"
 ((n > 0 && sent == n && rcvd == n)) || fail "access NAK counters ($sent sent, $rcvd received) do not match $n refused accesses"

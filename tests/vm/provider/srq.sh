@@ -13,4 +13,4 @@ gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no RoCE v2 GID for $S
 run_quiet "$SROCE_OUT/srq.txt" "$bin" "$SROCE_DEV" "$gid"
 grep -h '^FAIL\|^srq:' "$SROCE_OUT/srq.txt" | sed 's/^/  /'
 grep -q '^srq: [0-9]* passed, 0 failed$' "$SROCE_OUT/srq.txt" || fail "srq checks failed"
-log "srq: $(tail -n1 "$SROCE_OUT/srq.txt")"
+log "$(tail -n1 "$SROCE_OUT/srq.txt")"
