@@ -357,7 +357,7 @@ static const struct capture {
 } captures[] = {
 	{ V4, 62, 1 },
 	{ V6, 60, 0 },
-	{ MIX4, 106, 0 },
+	{ MIX4, 120, 0 },
 	{ MIX6, 81, 0 },
 };
 
