@@ -149,7 +149,9 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 /*
  * NAK the expected PSN and arm the timer that repeats the NAK: if the NAK
  * or the first retransmitted packet is lost, nothing else would tell the
- * requester before its ACK timeout.  Backs off 2x per repeat, to 32x.
+ * requester before its ACK timeout.  Backs off 2x per repeat, six
+ * repeats over 126 ms: past that the requester's own timeout takes over,
+ * and a forged or stale PSN cannot start an endless stream of NAKs.
  */
 static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
 {
@@ -157,10 +159,13 @@ static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
 	sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
 					       SROCE_NAK_PSN_SEQ_ERR),
 		       qp->resp.psn);
+	if (qp->resp.nak_tries > 5) {
+		qp->resp.nak_deadline = 0;
+		return;
+	}
 	qp->resp.nak_deadline = now + (SROCE_NAK_RESEND_NS <<
 				       qp->resp.nak_tries);
-	if (qp->resp.nak_tries < 5)
-		qp->resp.nak_tries++;
+	qp->resp.nak_tries++;
 }
 
 static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
