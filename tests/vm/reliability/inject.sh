@@ -48,36 +48,38 @@ stop_target() {
 }
 
 # --- the crafted cases ----------------------------------------------------
-# case NAME COUNTER QP-INDEX|- AIM-OPTIONS...: guest a sends NAME, guest b
-# waits for COUNTER to move.
-declare -A FILL
+# Guest a sends them all in one go, guest b then wants each case's counter
+# to have moved by exactly the number of cases naming it: nothing else
+# talks RoCE to b meanwhile, so a counter that moves more or less means a
+# packet was taken for something it is not.
+declare -A WANT=()
+cases=()
 run_case() {
-	local name=$1 ctr=$2 before out
+	local name=$1 ctr=$2 out
 	shift 2
-	if is_b; then
-		before=$(rel_ctr "$ctr")
-		sroce_barrier "case-$name"
-		sroce_barrier "case-$name-sent"
-		rel_wait_ctr "$ctr" "$before" 10 ||
-			fail "case $name: $ctr did not move ($before)"
-		log "case $name: $ctr $before -> $(rel_ctr "$ctr")"
-	else
-		sroce_barrier "case-$name"
-		out=$("$INJECT" -i "$SROCE_IF" -d "$SROCE_PEER" --case "$name" "$@") ||
-			fail "case $name: sroce-inject failed"
-		log "$out"
-		FILL[$name]=$(sed -n 's/.*payload bytes \(0x[0-9a-f]*\).*/\1/p' <<<"$out")
-		sroce_barrier "case-$name-sent"
-	fi
+	WANT[$ctr]=$((${WANT[$ctr]:-0} + 1))
+	cases+=("$name")
+	is_a || return 0
+	out=$("$INJECT" -i "$SROCE_IF" -d "$SROCE_PEER" --case "$name" "$@") ||
+		fail "case $name: sroce-inject failed"
+	log "$out"
+	FILL[$name]=$(sed -n 's/.*payload bytes \(0x[0-9a-f]*\).*/\1/p' <<<"$out")
+	# Let b's softirq keep up: the order within QP 0 matters.
+	sleep 0.05
 }
+declare -A FILL=()
 
+# The control WRITE's payload bytes: sroce-inject fills with 0x40 + the
+# case's index; a check below makes sure that is still 0x50.
 if is_b; then
-	start_target cases
+	start_target cases --expect-write 0x50
+	rel_ctrs >"$T/before"
 else
 	ping -c 1 -W 5 "$SROCE_PEER" >/dev/null || fail "cannot ping $SROCE_PEER"
 	# shellcheck disable=SC1090 # reltarget's info: shell assignments
 	eval "$(sroce_get info-cases)"
 fi
+sroce_barrier cases-start
 rc0=(--qpn "${RC_QPN[0]:-0}" --psn "${RC_RPSN[0]:-0}")
 rw=(--va "${RW_VA:-0}" --rkey "${RW_RKEY:-0}" --len "${RW_LEN:-4096}")
 run_case truncated rx_drop_truncated "${rc0[@]}" "${rw[@]}"
@@ -103,9 +105,50 @@ run_case atomic-ro access_naks_sent --qpn "${RC_QPN[7]:-0}" --psn "${RC_RPSN[7]:
 run_case ud-send rx_packets --ud-qpn "${UD_QPN:-0}" --qkey "${QKEY:-0}"
 run_case write rx_packets "${rc0[@]}" "${rw[@]}"
 is_a && sroce_put write-fill "${FILL[write]}"
+sroce_barrier cases-sent
+
+if is_b; then
+	# Wait for the counters to settle (softirq, then the QPs' work).
+	for ((i = 0; i < 100; i++)); do
+		rel_ctrs >"$T/after"
+		rel_ctr_delta "$T/before" "$T/after" >"$T/delta"
+		ok=1
+		for c in "${!WANT[@]}"; do
+			got=$(awk -v c="$c" '$1 == c { print $2 + 0 }' "$T/delta")
+			((${got:-0} >= WANT[$c])) || ok=0
+		done
+		((ok)) && break
+		sleep 0.1
+	done
+	sleep 0.5
+	rel_ctrs >"$T/after"
+	rel_ctr_delta "$T/before" "$T/after" | tee "$T/delta" | sed 's/^/  cases: counter /'
+	for c in "${!WANT[@]}"; do
+		got=$(awk -v c="$c" '$1 == c { print $2 + 0 }' "$T/delta")
+		if [[ $c == rx_packets ]]; then
+			# Only the controls must be accepted; the drops may count too.
+			((${got:-0} >= WANT[$c])) ||
+				fail "rx_packets moved by ${got:-0}: the controls were not received"
+		elif ((${got:-0} != WANT[$c])); then
+			fail "$c moved by ${got:-0}, want ${WANT[$c]} (cases: ${cases[*]})"
+		fi
+	done
+	# No drop reason the cases do not name may have moved.
+	while read -r c n; do
+		if [[ $c == rx_drop_* && -z ${WANT[$c]:-} ]]; then
+			fail "$c moved by $n: no case should move it"
+		fi
+	done <"$T/delta"
+	# One forged PSN ahead of the window: a few repeated sequence NAKs,
+	# not a stream for as long as the QP lives.
+	got=$(awk '$1 == "seq_naks_sent" { print $2 + 0 }' "$T/delta")
+	((${got:-0} <= 8)) || fail "one out-of-window packet drew ${got:-0} sequence NAKs"
+	log "cases: ${#cases[@]} sent, each counted under its reason"
+fi
 
 if is_b; then
 	fill=$(sroce_get write-fill)
+	[[ $fill == 0x50 ]] || fail "sroce-inject's control WRITE carries $fill, not 0x50"
 	# The WRITE is acknowledged once it has landed: give the CQ poller a beat.
 	sleep 0.5
 	kill -TERM "$TPID"

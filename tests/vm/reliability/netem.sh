@@ -42,7 +42,7 @@ retx() {
 	echo $(($(rel_ctr retransmits) + $(rel_ctr timeouts)))
 }
 
-# lossy NAME BYTES MAXSIZE NETEM...: integrity across netem NETEM.
+# lossy NAME KIB MAXSIZE NETEM...: integrity (KIB KiB) across netem NETEM.
 port=18840
 lossy() {
 	local name=$1 bytes=$2 max=$3 r0 i0 r i moved
@@ -53,7 +53,7 @@ lossy() {
 	wire "$@"
 	sroce_barrier "$name-wire"
 	rel_integrity_bg "$name" "$port" --seed "$port" --ops 200 \
-		--bytes $((bytes * scale)) --max-size "$max" --qps 2
+		--bytes "$((bytes * scale))K" --max-size "$max" --qps 2
 	rel_integrity_wait "$name"
 	sroce_barrier "$name-done"
 	wire_clean
@@ -65,18 +65,18 @@ lossy() {
 	REL_RETX=$moved REL_ICRC=$icrc
 }
 
-lossy loss1 1M 256K loss 1%
+lossy loss1 1024 256K loss 1%
 ((REL_RETX > 0)) || fail "1% loss: no retransmission counted"
-lossy loss5 1M 256K loss 5%
+lossy loss5 1024 256K loss 5%
 ((REL_RETX > 0)) || fail "5% loss: no retransmission counted"
-lossy loss20 256K 64K loss 20%
+lossy loss20 256 64K loss 20%
 ((REL_RETX > 0)) || fail "20% loss: no retransmission counted"
-lossy burst 512K 128K loss gemodel 1% 30% 100% 0%
+lossy burst 512 128K loss gemodel 1% 30% 100% 0%
 ((REL_RETX > 0)) || fail "burst loss: no retransmission counted"
-lossy reorder 512K 128K delay 10ms reorder 25% 50%
-lossy duplicate 512K 128K duplicate 10%
-lossy delay 512K 128K delay 20ms 10ms
-lossy corrupt 512K 128K corrupt 3%
+lossy reorder 512 128K delay 10ms reorder 25% 50%
+lossy duplicate 512 128K duplicate 10%
+lossy delay 512 128K delay 20ms 10ms
+lossy corrupt 512 128K corrupt 3%
 ((REL_ICRC > 0)) || fail "3% corruption: no rx_drop_bad_icrc counted"
 
 # perftest under 5% loss (small counts; perftest checks no data, the
