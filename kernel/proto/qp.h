@@ -85,7 +85,8 @@
  * halves the requester's window, down to SROCE_MIN_INFLIGHT PSNs; every
  * 4 PSNs acknowledged grow it by one, back up to SROCE_MAX_INFLIGHT.
  * The responder repeats a sequence NAK SROCE_NAK_RESEND_NS after it
- * (doubling each time) while the expected PSN does not come: a lost NAK
+ * (doubling each time, at most six times: a forged PSN must not buy an
+ * endless NAK stream) while the expected PSN does not come: a lost NAK
  * or a lost first retransmission then costs that, not the ACK timeout.
  */
 #define SROCE_MIN_INFLIGHT	16
