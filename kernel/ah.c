@@ -136,13 +136,8 @@ static int sroce_create_ah(struct ib_ah *ibah,
 	struct sroce_ah_entry *e;
 	int err;
 
-	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	if (sroce_udata_check(udata, sizeof(resp)))
+		return -EINVAL;
 
 	err = sroce_av_from_attr(sdev, init_attr->ah_attr, &ah->av);
 	if (err)

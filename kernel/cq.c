@@ -89,13 +89,8 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 	entries = sroce_cq_entries(attr->cqe);
 	if (!entries)
 		return -EINVAL;
-	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	if (sroce_udata_check(udata, sizeof(resp)))
+		return -EINVAL;
 
 	err = sroce_obj_add(sdev, SROCE_OBJ_CQ);
 	if (err)
@@ -152,13 +147,8 @@ static int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	entries = sroce_cq_entries(cqe);
 	if (!entries)
 		return -EINVAL;
-	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	if (sroce_udata_check(udata, sizeof(resp)))
+		return -EINVAL;
 
 	err = sroce_cq_ring_alloc(&ring, &qps, entries, cq->user);
 	if (err)

@@ -158,8 +158,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_udata *udata)
 {
 	/* No driver-specific input is defined; refuse what we can't parse. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (sroce_udata_check(udata, 0))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));

@@ -70,8 +70,7 @@ static int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (sroce_udata_check(udata, 0))
 		return -EINVAL;
 	err = sroce_obj_add(sdev, SROCE_OBJ_MW);
 	if (err)

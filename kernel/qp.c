@@ -57,13 +57,8 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 	    cap->max_recv_sge > SROCE_MAX_SGE ||
 	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
 		return -EINVAL;
-	if (udata) {
-		/* No driver input is defined; refuse what we cannot parse. */
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(struct sroce_create_qp_resp))
-			return -EINVAL;
-	}
+	if (sroce_udata_check(udata, sizeof(struct sroce_create_qp_resp)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -270,8 +265,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	u64 now;
 	int err;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (sroce_udata_check(udata, 0))
 		return -EINVAL;
 	if (mask & ~SROCE_KQP_MODIFY_MASK)
 		return -EOPNOTSUPP;

@@ -219,6 +219,19 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct sroce_dev, ibdev);
 }
 
+/*
+ * No verb defines driver input: refuse any we could not parse (non-zero
+ * bytes), and a response buffer too small for our @resp_len reply.
+ */
+static inline int sroce_udata_check(struct ib_udata *udata, size_t resp_len)
+{
+	if (!udata)
+		return 0;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return udata->outlen < resp_len ? -EINVAL : 0;
+}
+
 /* device.c */
 struct sroce_dev *sroce_dev_create(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);

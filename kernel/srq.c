@@ -126,13 +126,8 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	err = sroce_srq_check(&init->attr);
 	if (err)
 		return err;
-	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	if (sroce_udata_check(udata, sizeof(resp)))
+		return -EINVAL;
 	err = sroce_obj_add(sdev, SROCE_OBJ_SRQ);
 	if (err)
 		return err;
@@ -181,8 +176,7 @@ static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (sroce_udata_check(udata, 0))
 		return -EINVAL;
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
