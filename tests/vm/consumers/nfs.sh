@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# NFS over RDMA.  Guest a: nfsd exporting a tmpfs, listening for RDMA on
-# port 20049 (rpcbind, rpc.mountd and rpc.nfsd started by hand: the
-# guests have no init system).  Guest b: mount -o rdma,port=20049 (NFSv3,
-# nolock: no statd, and no NFSv4 grace period to wait out), then files
-# are copied both ways and checked by sha256 on the other side:
-#   b -> a: one CONS_MIB MiB file and 32 small ones, read on a from the
-#           exported tmpfs itself;
-#   a -> b: one CONS_MIB MiB file created on a, read through the mount.
+# NFS over RDMA.  The server guest (CONS_TARGET, a by default): nfsd
+# exporting a tmpfs, listening for RDMA on port 20049 (rpcbind, rpc.mountd
+# and rpc.nfsd started by hand: the guests have no init system).  The
+# client guest: mount -o rdma,port=20049 (NFSv3, nolock: no statd, and
+# no NFSv4 grace period to wait out), then files are copied both ways and
+# checked by sha256 on the other side:
+#   client -> server: one CONS_MIB MiB file and 32 small ones, read on
+#           the server from the exported tmpfs itself;
+#   server -> client: one CONS_MIB MiB file created on the server, read
+#           through the mount.
+# (The files are named from-a, written by the server, and from-b,
+# written by the client, whichever guest each is.)
 # The client (xprtrdma) registers its buffers with fast-reg MRs; the
 # server (svcrdma) moves the data with RDMA READ and WRITE.
 . "$SROCE_TOP/tests/vm/consumers/consumers.lib"
@@ -45,7 +49,7 @@ server_down() {
 	modprobe -r nfsd rpcrdma || fail "cannot unload nfsd / rpcrdma"
 }
 
-if is_a; then
+if cons_is_target; then
 	server_up
 	head -c $((MIB << 20)) /dev/urandom >"$EXP/from-a"
 	sroce_put a-sha "$(cons_sha "$EXP/from-a")"
@@ -57,9 +61,10 @@ if is_a; then
 		[[ $(<"$EXP/small/$i") == "small file $i $(sroce_get b-sha)" ]] ||
 			fail "small file $i differs on the server"
 	done
-	log "server: b's $MIB MiB file and 32 small files arrived intact"
+	log "server: the client's $MIB MiB file and 32 small files arrived intact"
 	sroce_barrier a-checked
 	sroce_barrier b-done "$CONS_WAIT"
+	cons_loss_recovered
 	server_down
 	cons_resources_clean
 	log "nfsd stopped, modules unloaded"
@@ -79,7 +84,7 @@ log "mounted: $(grep " $MNT " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep 
 
 start=$(cons_now)
 cp "$T/from-b" "$MNT/from-b"
-log "b -> a: $MIB MiB in $(cons_elapsed "$start") s: $(cons_rate "$MIB" "$(cons_elapsed "$start")")"
+log "client -> server: $MIB MiB in $(cons_elapsed "$start") s: $(cons_rate "$MIB" "$(cons_elapsed "$start")")"
 mkdir "$MNT/small"
 for ((i = 0; i < 32; i++)); do
 	echo "small file $i $sum" >"$MNT/small/$i"
@@ -90,7 +95,7 @@ sroce_barrier a-checked
 
 start=$(cons_now)
 cp "$MNT/from-a" "$T/from-a"
-log "a -> b: $MIB MiB in $(cons_elapsed "$start") s: $(cons_rate "$MIB" "$(cons_elapsed "$start")")"
+log "server -> client: $MIB MiB in $(cons_elapsed "$start") s: $(cons_rate "$MIB" "$(cons_elapsed "$start")")"
 [[ $(cons_sha "$T/from-a") == "$(sroce_get a-sha)" ]] ||
 	fail "the file read from the server differs"
 [[ $(cons_sha "$MNT/from-b") == "$sum" ]] || fail "b's file reads back wrong"
@@ -100,5 +105,6 @@ umount "$MNT" || fail "umount failed"
 modprobe -r nfsv3 nfs rpcrdma 2>/dev/null || modprobe -r rpcrdma ||
 	fail "cannot unload rpcrdma"
 cons_resources_clean
+cons_loss_recovered
 sroce_barrier b-done
 log "unmounted, rpcrdma unloaded"

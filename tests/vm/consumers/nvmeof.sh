@@ -1,16 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# NVMe over Fabrics, RDMA transport.  Guest a: nvmet with one namespace
-# on a RAM disk (brd), an RDMA port at its address, 4420.  Guest b:
-# nvme connect -t rdma, then
+# NVMe over Fabrics, RDMA transport.  The target guest (CONS_TARGET, a by
+# default): nvmet with one namespace on a RAM disk (brd), an RDMA port at
+# its address, 4420.  The other guest: nvme connect -t rdma, then
 #   1. dd of CONS_MIB MiB of random data, direct I/O, read back and
 #      compared, and the target checks the same bytes on its RAM disk;
 #   2. fio with crc32c verification, sequential 128 KiB and random 4 KiB
-#      writes (libaio, queue depth 16), if fio is installed;
+#      writes (libaio, queue depth 16), if fio is installed and CONS_FIO
+#      is not 0;
 # then disconnects.  nvme-rdma registers every I/O with a fast-reg MR
 # (IB_WR_REG_MR) and the target invalidates it remotely (SEND_WITH_INV),
-# or the host with LOCAL_INV.
+# or the host with LOCAL_INV.  CONS_NVMET_SRQ=1 loads nvmet_rdma with
+# use_srq=1: the target then receives every queue's commands on shared
+# receive queues, and the test checks that it made some.
 . "$SROCE_TOP/tests/vm/consumers/consumers.lib"
 
 NQN=nqn.2026-11.org.sroce:test
@@ -19,7 +22,15 @@ MIB=$CONS_MIB
 CFG=/sys/kernel/config/nvmet
 
 target_up() {
-	cons_modprobe nvmet nvmet_rdma
+	cons_modprobe nvmet
+	if [[ ${CONS_NVMET_SRQ:-0} == 1 ]]; then
+		modprobe nvmet_rdma use_srq=1 ||
+			skip "nvmet_rdma is not available on $SROCE_KVER"
+		[[ $(cat /sys/module/nvmet_rdma/parameters/use_srq) == Y ]] ||
+			fail "nvmet_rdma was already loaded without use_srq"
+	else
+		cons_modprobe nvmet_rdma
+	fi
 	# The namespace holds two areas: dd's, then fio's.
 	modprobe brd rd_nr=1 rd_size=$((2 * MIB * 1024)) max_part=0 ||
 		skip "brd is not available"
@@ -79,7 +90,7 @@ fio_run() {
 	cp "$out" "$SROCE_OUT/" 2>/dev/null || true
 }
 
-if is_a; then
+if cons_is_target; then
 	target_up
 	sroce_barrier nvmet-up
 	sroce_barrier dd-written "$CONS_WAIT"
@@ -87,8 +98,15 @@ if is_a; then
 	[[ $sum == "$(sroce_get dd-sha)" ]] ||
 		fail "the target's RAM disk does not hold the data written"
 	log "target: the $MIB MiB written by the host are on /dev/ram0"
+	if [[ ${CONS_NVMET_SRQ:-0} == 1 ]]; then
+		n=$(rdma resource show srq dev "$SROCE_DEV" | grep -c 'comm \[nvmet_rdma\]') ||
+			true
+		((n > 0)) || { rdma resource show srq >&2; fail "nvmet_rdma made no SRQ"; }
+		log "target: nvmet_rdma receives on $n SRQ(s): $(rdma resource show srq dev "$SROCE_DEV" | head -1)"
+	fi
 	sroce_barrier target-checked
 	sroce_barrier host-done "$CONS_WAIT"
+	cons_loss_recovered
 	target_down
 	cons_resources_clean
 	log "nvmet torn down, modules unloaded"
@@ -117,7 +135,9 @@ log "dd read $MIB MiB: $(cons_rate "$MIB" "$(cons_elapsed "$start")")"
 [[ $(cons_sha "$T/back") == "$sum" ]] || fail "data read back differs"
 sroce_barrier target-checked
 
-if command -v fio >/dev/null; then
+if [[ $CONS_FIO == 0 ]]; then
+	log "CONS_FIO=0: dd only"
+elif command -v fio >/dev/null; then
 	fio_run seq128k --rw=write --bs=128k
 	fio_run rand4k --rw=randwrite --bs=4k --randrepeat=0
 else
@@ -127,5 +147,6 @@ fi
 nvme disconnect -n "$NQN" || fail "nvme disconnect failed"
 modprobe -r nvme_rdma
 cons_resources_clean
+cons_loss_recovered
 sroce_barrier host-done
 log "disconnected, nvme_rdma unloaded"
