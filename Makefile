@@ -23,6 +23,7 @@ help:
 	@echo 'make demo        two QEMU guests talking over sroce'
 	@echo 'make bench       perftest, sroce vs rdma_rxe in one run (BENCH_ARGS=--quick)'
 	@echo 'make bench-core  instructions per packet of the protocol core'
+	@echo 'make soak        simulator with fresh seeds, full-size lossy and rxe VM runs'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
 	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
 
@@ -71,8 +72,14 @@ bench: deps
 bench-core:
 	@$(MAKE) -s -C tests bench-core
 
-soak:
+# The simulator with fresh seeds (SOAK_SECONDS), then the full-size VM
+# groups that make check runs bounded (SOAK_VM_GROUPS, SOAK_VM=0 skips).
+SOAK_VM_GROUPS ?= consumers-loss consumers-rxe
+soak: deps
+	@$(MAKE) -s all
 	@$(MAKE) -s -C tests soak
+	@if [ "$(SOAK_VM)" != 0 ]; then \
+		SROCE_VM_GROUPS="$(SOAK_VM_GROUPS)" tests/vm/run-all.sh $(KERNELS); fi
 
 fuzz:
 	@$(MAKE) -s -C tests fuzz
