@@ -179,7 +179,7 @@ static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 {
 	struct sroce_qp *qp = &kqp->core;
-	bool more;
+	bool more, pending;
 	u64 now;
 
 	if (kqp->dying)
@@ -192,18 +192,25 @@ static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 	if (sroce_qp_next_deadline(qp) <= now)
 		sroce_qp_on_deadline(qp, now);
 	more = sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now);
-	if (!more && sroce_qp_pending(qp)) {
-		/* ops->emit refused: retry later, do not spin. */
-		kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
-	} else if (!more && kqp->user) {
+	pending = !more && sroce_qp_pending(qp);
+	/*
+	 * Every pass that does not requeue clears the flag, even one that
+	 * leaves refused packets to the retry timer: the timer and RX kick
+	 * the core but never clear it, so a flag left set here would keep
+	 * the provider from ringing for good once they had emptied the SQ.
+	 */
+	if (!more && kqp->user) {
 		sroce_kqp_sq_set_draining(kqp, false);
 		smp_mb();	/* flag store before the prod load */
-		if (kqp->sq_asked && sroce_kqp_sq_has_more(kqp)) {
+		if (!pending && kqp->sq_asked && sroce_kqp_sq_has_more(kqp)) {
 			/* Posted meanwhile: another pass, flag set again. */
 			sroce_kqp_sq_set_draining(kqp, true);
 			more = true;
 		}
 	}
+	/* ops->emit refused: retry later, do not spin. */
+	if (pending)
+		kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
 	sroce_kqp_arm(kqp);
 	return more;
 }
