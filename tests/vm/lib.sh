@@ -94,6 +94,13 @@ sroce_get() {
 	cat "$f"
 }
 
+# sroce_ctr NAME [DEV]: one counter of "rdma statistic show link DEV/1"
+# (default SROCE_DEV); prints nothing if the device has no such counter.
+sroce_ctr() {
+	rdma statistic show link "${2:-$SROCE_DEV}/1" 2>/dev/null |
+		tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
+}
+
 # sroce_gid_index DEV ADDR [TYPE]: print the GID table index of ADDR on
 # port 1 of DEV (IPv4 as dotted quad, IPv6 in any form), default type
 # "RoCE v2".  Only the first 16 entries are read: under emulation reading
