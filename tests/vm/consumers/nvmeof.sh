@@ -20,10 +20,11 @@ NQN=nqn.2026-11.org.sroce:test
 PORT=4420
 MIB=$CONS_MIB
 CFG=/sys/kernel/config/nvmet
+SRQ=${CONS_NVMET_SRQ:-0}
 
 target_up() {
 	cons_modprobe nvmet
-	if [[ ${CONS_NVMET_SRQ:-0} == 1 ]]; then
+	if [[ $SRQ == 1 ]]; then
 		modprobe nvmet_rdma use_srq=1 ||
 			skip "nvmet_rdma is not available on $SROCE_KVER"
 		[[ $(cat /sys/module/nvmet_rdma/parameters/use_srq) == Y ]] ||
@@ -98,11 +99,10 @@ if cons_is_target; then
 	[[ $sum == "$(sroce_get dd-sha)" ]] ||
 		fail "the target's RAM disk does not hold the data written"
 	log "target: the $MIB MiB written by the host are on /dev/ram0"
-	if [[ ${CONS_NVMET_SRQ:-0} == 1 ]]; then
-		n=$(rdma resource show srq dev "$SROCE_DEV" | grep -c 'comm \[nvmet_rdma\]') ||
-			true
-		((n > 0)) || { rdma resource show srq >&2; fail "nvmet_rdma made no SRQ"; }
-		log "target: nvmet_rdma receives on $n SRQ(s): $(rdma resource show srq dev "$SROCE_DEV" | head -1)"
+	if [[ $SRQ == 1 ]]; then
+		srqs=$(rdma resource show srq dev "$SROCE_DEV" | grep 'comm \[nvmet_rdma\]') ||
+			{ rdma resource show srq >&2; fail "nvmet_rdma made no SRQ"; }
+		log "target: nvmet_rdma receives on $(wc -l <<<"$srqs") SRQ(s): ${srqs%%$'\n'*}"
 	fi
 	sroce_barrier target-checked
 	sroce_barrier host-done "$CONS_WAIT"
