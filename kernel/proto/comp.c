@@ -85,6 +85,7 @@ void sroce_comp_arm(struct sroce_qp *qp, u64 now)
 		return;
 	}
 	qp->req.timer_on = true;
+	qp->req.sent = false;
 	qp->req.ack_deadline = now + t;
 }
 
@@ -94,7 +95,9 @@ static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
 	sroce_req_catch_up(qp);
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.stall_left = SROCE_TX_STALL_MAX;
 	qp->comp.gap_retried = false;
+	qp->comp.nak_seen = false;
 	sroce_comp_arm(qp, now);
 }
 
@@ -234,6 +237,18 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 		}
 		if (val == SROCE_NAK_PSN_SEQ_ERR) {
 			qp->stats.seq_naks_rcvd++;
+			/*
+			 * The same NAK again, no progress since: the responder
+			 * repeats it while ePSN does not arrive (ours may be
+			 * lost, or still queued here).  Go back again, but the
+			 * retry was paid by the first; the ACK timer, left
+			 * running from it, charges for further silence.
+			 */
+			if (qp->comp.nak_seen) {
+				sroce_req_rewind(qp, psn);
+				return SROCE_DROP_NONE;
+			}
+			qp->comp.nak_seen = true;
 			if (!qp->req.retry_left) {
 				sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR, syn,
 						now);
@@ -337,6 +352,19 @@ void sroce_comp_timeout(struct sroce_qp *qp, u64 now)
 	qp->req.timer_on = false;
 	if (qp->comp.psn == qp->req.psn_hi)
 		return;
+	/*
+	 * Our own TX queue refused every packet since the timer started
+	 * (the retransmission of the last timeout, typically): the peer had
+	 * nothing new to answer, so this is no evidence of loss.  Wait one
+	 * more period rather than spend a retry, a bounded number of times,
+	 * so that a wedged netdev still ends in RETRY_EXC_ERR.
+	 */
+	if (qp->req.refused && !qp->req.sent && qp->req.stall_left) {
+		qp->req.stall_left--;
+		qp->stats.tx_stalls++;
+		sroce_comp_arm(qp, now);
+		return;
+	}
 	qp->stats.timeouts++;
 	if (!qp->req.retry_left) {
 		sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR, 0, now);

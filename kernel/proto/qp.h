@@ -91,6 +91,13 @@
  */
 #define SROCE_MIN_INFLIGHT	16
 #define SROCE_NAK_RESEND_NS	2000000ull
+/*
+ * Local ACK timeouts that expire while ops->emit has refused every packet
+ * since the timer started are not retries (the peer was sent nothing to
+ * answer); at most this many in a row, so that a TX queue that never
+ * drains still ends the QP with RETRY_EXC_ERR.
+ */
+#define SROCE_TX_STALL_MAX	16
 
 enum sroce_qp_type {
 	SROCE_QPT_RC = 2,	/* IB_QPT_RC */
@@ -455,6 +462,7 @@ struct sroce_swqe {
 struct sroce_rd_res {
 	u8 kind;		/* 0 free, SROCE_OP_READ_REQ, _CMP_SWAP, _FETCH_ADD */
 	u8 pending;		/* responses left to send */
+	u8 replay;		/* answering a duplicate of the request */
 	u32 psn;		/* first PSN of the original request */
 	u32 npsn;
 	u32 cur_psn;		/* next response PSN to send */
@@ -483,6 +491,8 @@ struct sroce_qp_stats {
 	u64 access_naks_rcvd;
 	u64 error_naks_sent;	/* invalid request / remote op error NAKs */
 	u64 error_naks_rcvd;
+	u64 tx_stalls;		/* ACK timeouts not counted: own TX refused */
+	u64 acks_deferred;	/* ACK/NAKs refused by emit, sent later */
 };
 
 struct sroce_qp {
@@ -514,8 +524,11 @@ struct sroce_qp {
 		u32 win_psn;	/* comp.psn the window last grew from */
 		u8 retry_left;
 		u8 rnr_left;
+		u8 stall_left;	/* timeouts excused by TX refusal, then retries */
 		bool rnr_wait;
 		bool timer_on;
+		bool refused;	/* ops->emit refused the last packet tried */
+		bool sent;	/* a packet left since the ACK timer started */
 		u64 rnr_deadline;
 		u64 ack_deadline;
 		bool stopped;	/* a WQE with an error blocks further sends */
@@ -527,6 +540,7 @@ struct sroce_qp {
 		u32 psn;	/* oldest unacknowledged PSN */
 		u32 gap_psn;	/* go-back already done for this comp psn */
 		bool gap_retried;
+		bool nak_seen;	/* a sequence NAK for comp.psn was paid for */
 	} comp;
 
 	struct {

@@ -476,6 +476,7 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	if (cur == SROCE_QPS_RTR && next == SROCE_QPS_RTS) {
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_left = qp->attr.rnr_retry;
+		qp->req.stall_left = SROCE_TX_STALL_MAX;
 	}
 	qp->state = next;
 	qp->attr.qp_state = next;

@@ -328,8 +328,12 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		break;
 	}
 	h.bth.opcode = sroce_transport(qp) | op;
-	if (sroce_qp_emit(qp, tp, &h))
+	if (sroce_qp_emit(qp, tp, &h)) {
+		qp->req.refused = true;
 		return 0;
+	}
+	qp->req.refused = false;
+	qp->req.sent = true;
 	if (h.bth.ackreq)
 		qp->req.noack = 0;
 	return used;

@@ -39,8 +39,22 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	tp->nseg = 0;
 	tp->inline_data = NULL;
 	tp->ah = 0;
-	/* A lost ACK is recovered by the requester's timer. */
-	sroce_qp_emit(qp, tp, &h);
+	/*
+	 * A lost ACK is recovered by the requester's timer, but one our own
+	 * TX queue refused is owed, not lost: sroce_resp_run sends it once
+	 * there is room.  Dropping it would spend the requester's retries on
+	 * our back-pressure, and with many QPs exhaust them.  A later ACK or
+	 * NAK supersedes it (both are cumulative).
+	 */
+	if (sroce_qp_emit(qp, tp, &h)) {
+		if (!qp->resp.ack_held)
+			qp->stats.acks_deferred++;
+		qp->resp.ack_held = true;
+		qp->resp.held_syn = syn;
+		qp->resp.held_psn = psn;
+		return;
+	}
+	qp->resp.ack_held = false;
 }
 
 /*
@@ -504,6 +518,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		r->rkey = reth->rkey;
 		r->resid = reth->len;
 		r->pending = 1;
+		r->replay = 1;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
 	}
@@ -676,6 +691,16 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 		ret = sroce_resp_one(qp, best);
 		if (ret < 0)
 			return sent;
+		if (ret > 0 && best->replay) {
+			/*
+			 * Dropped like a duplicate READ whose rkey is already
+			 * invalid on arrival: the requester may have the data
+			 * and have freed the buffer; a stale retransmission
+			 * must not tear the connection down.
+			 */
+			best->pending = 0;
+			continue;
+		}
 		if (ret > 0) {
 			/* The MR went away under a READ: fail it. */
 			best->pending = 0;
@@ -687,10 +712,8 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 		}
 		sent++;
 	}
-	if (qp->resp.ack_held && !sroce_resp_res_pending(qp)) {
-		qp->resp.ack_held = false;
+	if (qp->resp.ack_held && !sroce_resp_res_pending(qp))
 		sroce_resp_emit_ack(qp, qp->resp.held_syn, qp->resp.held_psn);
-	}
 	return sent;
 }
 

@@ -60,7 +60,7 @@ static void ppm_arg(char *b, size_t n, const char *name, u32 ppm)
 
 static void print_cmd(FILE *f, const struct sim_opts *o)
 {
-	char l[32], d[32], r[32], c[32], lr[32], eb[32], types[16] = "";
+	char l[32], d[32], r[32], c[32], lr[32], eb[64], types[16] = "";
 
 	ppm_arg(l, sizeof(l), "loss", o->link.loss_ppm);
 	ppm_arg(d, sizeof(d), "dup", o->link.dup_ppm);
@@ -68,6 +68,9 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 	ppm_arg(c, sizeof(c), "corrupt", o->link.corrupt_ppm);
 	ppm_arg(lr, sizeof(lr), "late-recv", o->late_recv_ppm);
 	ppm_arg(eb, sizeof(eb), "emit-busy", o->emit_busy_ppm);
+	if (o->emit_busy_ppm && o->emit_busy_ns)
+		snprintf(eb + strlen(eb), sizeof(eb) - strlen(eb),
+			 " --emit-busy-us %g", o->emit_busy_ns / 1000.0);
 	if (o->types & (1u << SROCE_QPT_RC))
 		strcat(types, "rc,");
 	if (o->types & (1u << SROCE_QPT_UC))
@@ -146,6 +149,7 @@ struct mix {
 	u32 max_size;
 	u32 types;
 	u32 msgs, nqp;
+	u32 busy_us;				/* each refusal lasts up to */
 };
 
 #define RC	(1u << SROCE_QPT_RC)
@@ -153,17 +157,20 @@ struct mix {
 
 /* The check-sim matrix: loss 0..20 %, reordering, duplication, corruption. */
 static const struct mix check_mix[] = {
-	{ "clean",	0,	0,	0,	0,	0,	0,	8u << 20, ALL, 3000, 8 },
-	{ "loss0.1",	1000,	0,	0,	0,	0,	0,	1u << 20, ALL, 3000, 8 },
-	{ "loss1",	10000,	0,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "loss5",	50000,	0,	0,	0,	0,	0,	64 << 10, ALL, 2500, 8 },
-	{ "loss10",	100000,	0,	0,	0,	0,	0,	32 << 10, ALL, 2500, 8 },
-	{ "loss20",	200000,	0,	0,	0,	0,	0,	16 << 10, ALL, 2000, 8 },
-	{ "reorder",	0,	0,	10000,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "dup",	0,	50000,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "corrupt",	0,	0,	0,	20000,	0,	0,	256 << 10, ALL, 3000, 8 },
-	{ "rnr",	10000,	0,	0,	0,	100000,	0,	64 << 10, ALL, 3000, 8 },
-	{ "mix",	20000,	20000,	10000,	10000,	0,	20000,	64 << 10, ALL, 3000, 8 },
+	{ "clean",	0,	0,	0,	0,	0,	0,	8u << 20, ALL, 3000, 8, 0 },
+	{ "loss0.1",	1000,	0,	0,	0,	0,	0,	1u << 20, ALL, 3000, 8, 0 },
+	{ "loss1",	10000,	0,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
+	{ "loss5",	50000,	0,	0,	0,	0,	0,	64 << 10, ALL, 2500, 8, 0 },
+	{ "loss10",	100000,	0,	0,	0,	0,	0,	32 << 10, ALL, 2500, 8, 0 },
+	{ "loss20",	200000,	0,	0,	0,	0,	0,	16 << 10, ALL, 2000, 8, 0 },
+	{ "reorder",	0,	0,	10000,	0,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
+	{ "dup",	0,	50000,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
+	{ "corrupt",	0,	0,	0,	20000,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
+	{ "rnr",	10000,	0,	0,	0,	100000,	0,	64 << 10, ALL, 3000, 8, 0 },
+	{ "mix",	20000,	20000,	10000,	10000,	0,	20000,	64 << 10, ALL, 3000, 8, 0 },
+	/* Long local TX stalls, no loss: no retry may be spent on them. */
+	{ "backpressure", 0,	0,	0,	0,	0,	20000,	64 << 10, ALL, 2000, 8,
+	  12000 },
 };
 
 static double scale = 1.0;
@@ -177,6 +184,7 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->link.corrupt_ppm = m->corrupt;
 	o->late_recv_ppm = m->late;
 	o->emit_busy_ppm = m->busy;
+	o->emit_busy_ns = (u64)m->busy_us * 1000;
 	o->max_size = m->max_size;
 	o->types = m->types;
 	o->msgs = (u32)(m->msgs * scale);
@@ -324,6 +332,7 @@ static void usage(void)
 	       "  --late-recv PCT     RC receives posted late (RNR NAKs)\n"
 	       "  --rd-atomic N       max_rd_atomic/max_dest_rd_atomic (default: seed)\n"
 	       "  --emit-busy PCT     emit() refuses a packet (TX queue full)\n"
+	       "  --emit-busy-us US   ... and goes on refusing for up to US (5.5)\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -350,7 +359,7 @@ int main(int argc, char **argv)
 		{ "depth", 1, 0, 'p' }, { "help", 0, 0, 'h' },
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
 		{ "late-recv", 1, 0, 'L' }, { "rd-atomic", 1, 0, 'A' },
-		{ "emit-busy", 1, 0, 'E' },
+		{ "emit-busy", 1, 0, 'E' }, { "emit-busy-us", 1, 0, 'B' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -440,6 +449,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			o.emit_busy_ppm = pct(optarg);
+			break;
+		case 'B':
+			o.emit_busy_ns = (u64)(atof(optarg) * 1000.0);
 			break;
 		case 'A':
 			o.rd_atomic = (u32)atoi(optarg);

@@ -46,11 +46,12 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		 * Like a full qdisc: nothing is sent and the QP is kicked
 		 * again when the queue drains, as the glue's TX wake-up does.
 		 */
+		u64 span = s->o.emit_busy_ns ? s->o.emit_busy_ns : 5500;
 		struct sim_ev e;
 
 		s->st.emit_busy++;
-		sq->tx_busy_until = s->now + 500 +
-				    sroce_rng_below(&s->erng, 5000);
+		sq->tx_busy_until = s->now + span / 11 +
+				    sroce_rng_below(&s->erng, span - span / 11);
 		memset(&e, 0, sizeof(e));
 		e.t = sq->tx_busy_until;
 		e.type = SIM_EV_KICK;

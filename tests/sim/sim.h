@@ -28,6 +28,7 @@ struct sim_opts {
 	u32 late_recv_ppm;	/* RC receives posted late (RNR) */
 	u32 rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic; 0: seed */
 	u32 emit_busy_ppm;	/* emit() refuses: the TX queue is full */
+	u64 emit_busy_ns;	/* for up to this long (0: 5.5 us) */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	bool verbose;

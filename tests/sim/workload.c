@@ -1202,7 +1202,7 @@ int sim_random(struct sim *s)
 			const struct sroce_qp_stats *q =
 				&s->qp[i & 1][i / 2].q->qp.stats;
 
-			printf("  qp %u/%u: tx %llu rx %llu retrans %llu timeouts %llu seqnak rx %llu tx %llu rnr rx %llu tx %llu dup %llu implied %llu\n",
+			printf("  qp %u/%u: tx %llu rx %llu retrans %llu timeouts %llu seqnak rx %llu tx %llu rnr rx %llu tx %llu dup %llu implied %llu stalls %llu acks-deferred %llu\n",
 			       i & 1, i / 2, (unsigned long long)q->tx_pkts,
 			       (unsigned long long)q->rx_pkts,
 			       (unsigned long long)q->retransmits,
@@ -1212,7 +1212,9 @@ int sim_random(struct sim *s)
 			       (unsigned long long)q->rnr_naks_rcvd,
 			       (unsigned long long)q->rnr_naks_sent,
 			       (unsigned long long)q->dup_requests,
-			       (unsigned long long)q->implied_naks);
+			       (unsigned long long)q->implied_naks,
+			       (unsigned long long)q->tx_stalls,
+			       (unsigned long long)q->acks_deferred);
 		}
 	}
 	for (i = 0; i < w->nflows; i++)

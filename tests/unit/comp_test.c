@@ -477,6 +477,118 @@ START_TEST(test_bad_local_read_buffer)
 }
 END_TEST
 
+/*
+ * A timeout while our own TX queue refuses the retransmission is not a
+ * retry: the peer was sent nothing to answer.  Once TX has room the
+ * retransmission goes out and the WQEs complete.
+ */
+START_TEST(test_tx_stall_spends_no_retry)
+{
+	struct mock *m = rc();
+	u64 now;
+	u32 i;
+
+	post_sends(m, 2, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 2);
+	now = sroce_qp_next_deadline(&m->qp);
+	sroce_qp_on_deadline(&m->qp, now);	/* a real timeout */
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	m->emit_fail = 1000;
+	for (i = 0; i < 5; i++) {
+		sroce_qp_kick(&m->qp, 100, now);
+		ck_assert(m->qp.req.refused);
+		now = sroce_qp_next_deadline(&m->qp);
+		ck_assert_uint_ne(now, U64_MAX);
+		sroce_qp_on_deadline(&m->qp, now);
+	}
+	ck_assert_uint_eq(m->npkt, 2);
+	ck_assert_uint_eq(m->qp.stats.tx_stalls, 5);
+	ck_assert_uint_eq(m->qp.stats.timeouts, 1);
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_RTS);
+	m->emit_fail = 0;
+	sroce_qp_kick(&m->qp, 100, now);
+	ck_assert_uint_eq(m->npkt, 4);
+	ck_assert_uint_eq(mock_psn(m, 2), 100);
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 101, now + 1),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->ncqe, 2);
+	ck_assert_uint_eq(m->cqe[1].status, SROCE_WC_SUCCESS);
+	mock_free(m);
+}
+END_TEST
+
+/*
+ * A TX queue that never drains: SROCE_TX_STALL_MAX excused timeouts,
+ * then retry_cnt real ones, then RETRY_EXC_ERR, never an endless wait.
+ */
+START_TEST(test_tx_stall_is_bounded)
+{
+	struct mock *m = rc();
+	u64 now = 0;
+	u32 n = 0;
+
+	post_sends(m, 1, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	m->emit_fail = ~0u;
+	while (m->qp.state == SROCE_QPS_RTS && n++ < 100) {
+		now = sroce_qp_next_deadline(&m->qp);
+		ck_assert_uint_ne(now, U64_MAX);
+		sroce_qp_on_deadline(&m->qp, now);
+		sroce_qp_kick(&m->qp, 100, now);
+	}
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_ERR);
+	ck_assert_uint_eq(m->ncqe, 1);
+	ck_assert_uint_eq(m->cqe[0].status, SROCE_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(m->qp.stats.tx_stalls, SROCE_TX_STALL_MAX);
+	/* The first timeout, then the retries; the stalls in between. */
+	ck_assert_uint_eq(m->qp.stats.timeouts, 1 + 3);
+	ck_assert_uint_eq(n, 1 + SROCE_TX_STALL_MAX + 3);
+	mock_free(m);
+}
+END_TEST
+
+/*
+ * The responder repeats a sequence NAK while ePSN does not arrive: each
+ * repeat goes back again, but only the first costs a retry; further
+ * silence is the ACK timer's to charge.  Progress makes the next NAK a
+ * first one again.
+ */
+START_TEST(test_repeated_seq_nak_costs_one_retry)
+{
+	u8 nak = mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR);
+	struct mock *m = rc();
+	u32 i;
+
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 102, 5), SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 6);
+	ck_assert_uint_eq(m->npkt, 6);
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(mock_rx_aeth(m, nak, 102, 10 + i),
+				 SROCE_DROP_NONE);
+		sroce_qp_kick(&m->qp, 100, 10 + i);
+		ck_assert_uint_eq(m->npkt, 8 + 2 * i);
+		ck_assert_uint_eq(mock_psn(m, 6 + 2 * i), 102);
+	}
+	ck_assert_uint_eq(m->qp.stats.seq_naks_rcvd, 7);
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_RTS);
+	/* The timer still runs from the first NAK and charges silence. */
+	ck_assert_uint_eq(sroce_qp_next_deadline(&m->qp), 5 + TMO);
+	sroce_qp_on_deadline(&m->qp, 5 + TMO);
+	ck_assert_uint_eq(m->qp.req.retry_left, 1);
+	/* 102 arrives; a NAK at 103 is a new loss and costs a retry. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 103, 6 + TMO), SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->ncqe, 3);
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	mock_free(m);
+}
+END_TEST
+
 Suite *comp_suite(void);
 
 Suite *comp_suite(void)
@@ -488,10 +600,13 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_partial_ack_of_long_message);
 	tcase_add_test(tc, test_timeout_retry_exhaustion);
 	tcase_add_test(tc, test_progress_resets_retry);
+	tcase_add_test(tc, test_tx_stall_spends_no_retry);
+	tcase_add_test(tc, test_tx_stall_is_bounded);
 	tcase_add_test(tc, test_acks_overtake_go_back);
 	tcase_add_test(tc, test_atomic_ack_after_go_back);
 	tcase_add_test(tc, test_infinite_timeout);
 	tcase_add_test(tc, test_seq_nak_go_back_n);
+	tcase_add_test(tc, test_repeated_seq_nak_costs_one_retry);
 	tcase_add_test(tc, test_rnr_nak_wait);
 	tcase_add_test(tc, test_rnr_retry_exhaustion);
 	tcase_add_test(tc, test_rnr_retry_infinite);

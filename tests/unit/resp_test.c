@@ -942,6 +942,89 @@ START_TEST(test_rxe_replay_responder)
 }
 END_TEST
 
+/*
+ * An ACK our own TX queue refused is owed, not lost: it goes out on the
+ * next kick, and a newer one supersedes it.  Dropping it would spend the
+ * peer's retries on our back-pressure.
+ */
+START_TEST(test_refused_ack_is_owed)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	w.wr_id = 2;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_uint_eq(p.a->npkt, 2);
+	p.b->emit_fail = 2;
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	ck_assert(sroce_qp_pending(&p.b->qp));
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 2), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	ck_assert_uint_eq(p.b->qp.stats.acks_deferred, 1);
+	/* Room again: one ACK, for the newer PSN. */
+	sroce_qp_kick(&p.b->qp, 100, 3);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	ck_assert_uint_eq(mock_opcode(p.b, 0), SROCE_OPC(RC, ACK));
+	ck_assert_uint_eq(mock_psn(p.b, 0), 101);
+	ck_assert(!sroce_qp_pending(&p.b->qp));
+	mock_pump(p.b, &p.cb, p.a, 4);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	ck_assert_uint_eq(p.a->cqe[1].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(p.a->qp.stats.timeouts, 0);
+	pair_free(&p);
+}
+END_TEST
+
+/*
+ * A duplicate READ accepted while its rkey was valid, whose answer waits
+ * for TX room while the requester, which already has the data, frees the
+ * buffer: the answer is dropped, as for a duplicate whose rkey is invalid
+ * on arrival.  No NAK, and the connection lives on.
+ */
+START_TEST(test_dup_read_of_freed_mr_is_dropped)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
+
+	pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	mock_pump(p.b, &p.cb, p.a, 1);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	p.b->emit_fail = 1000;
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
+	ck_assert(sroce_qp_pending(&p.b->qp));
+	p.b->mr[0].key = 0;		/* deregistered */
+	p.b->emit_fail = 0;
+	sroce_qp_kick(&p.b->qp, 100, 3);
+	ck_assert_uint_eq(p.b->npkt, p.cb);
+	ck_assert(!sroce_qp_pending(&p.b->qp));
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_RTS);
+	/* Registered again: the next request is served. */
+	p.b->mr[0].key = 0x100;
+	w = mock_wqe(SROCE_WR_SEND, 2, VA, 10);
+	mock_post_send(p.a, &w);
+	mock_post_recv(p.b, 7, RVA, 100);
+	sroce_qp_kick(&p.a->qp, 100, 4);
+	mock_pump(p.a, &p.ca, p.b, 5);
+	mock_pump(p.b, &p.cb, p.a, 6);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	ck_assert_uint_eq(p.a->cqe[1].status, SROCE_WC_SUCCESS);
+	pair_free(&p);
+}
+END_TEST
+
 Suite *resp_suite(void);
 
 Suite *resp_suite(void)
@@ -962,6 +1045,8 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_read_and_replay);
 	tcase_add_test(tc, test_responses_not_overtaken);
 	tcase_add_test(tc, test_dup_read_does_not_eat_resources);
+	tcase_add_test(tc, test_refused_ack_is_owed);
+	tcase_add_test(tc, test_dup_read_of_freed_mr_is_dropped);
 	tcase_add_test(tc, test_atomic_replay_cache);
 	tcase_add_test(tc, test_misaligned_atomic);
 	tcase_add_test(tc, test_recv_too_small);
