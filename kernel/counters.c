@@ -25,6 +25,8 @@ enum {
 	SROCE_STAT_QP_ACCESS_NAKS_RCVD,
 	SROCE_STAT_QP_ERROR_NAKS_SENT,
 	SROCE_STAT_QP_ERROR_NAKS_RCVD,
+	SROCE_STAT_QP_TX_STALLS,
+	SROCE_STAT_QP_ACKS_DEFERRED,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -54,6 +56,8 @@ static const char * const sroce_qp_stat_names[] = {
 	"access_naks_rcvd",
 	"error_naks_sent",
 	"error_naks_rcvd",
+	"tx_stalls",
+	"acks_deferred",
 };
 
 static_assert(ARRAY_SIZE(sroce_qp_stat_names) ==
@@ -101,6 +105,8 @@ static void sroce_qp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[9] += READ_ONCE(s->access_naks_rcvd);
 	v[10] += READ_ONCE(s->error_naks_sent);
 	v[11] += READ_ONCE(s->error_naks_rcvd);
+	v[12] += READ_ONCE(s->tx_stalls);
+	v[13] += READ_ONCE(s->acks_deferred);
 }
 
 /*
@@ -128,6 +134,8 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->access_naks_rcvd += s->access_naks_rcvd;
 	r->error_naks_sent += s->error_naks_sent;
 	r->error_naks_rcvd += s->error_naks_rcvd;
+	r->tx_stalls += s->tx_stalls;
+	r->acks_deferred += s->acks_deferred;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 
