@@ -170,17 +170,21 @@ sroce_barrier cases-done
 if is_b; then
 	start_target fuzz --fuzzed
 fi
-rel_integrity_bg fuzz-integrity 18831 --seed 5 --ops 300 --bytes 6M --max-size 256K --qps 2
+rm -f "$T/integrity-qpns"
+rel_integrity_bg fuzz-integrity 18831 --seed 5 --ops 300 --bytes 6M --max-size 256K --qps 2 \
+	--qpn-file "$T/integrity-qpns"
 if is_b; then
-	# The integrity QPs: the fuzzer must never aim at them.
-	for ((i = 0; i < 300; i++)); do
-		avoid=$(rdma resource show qp 2>/dev/null |
-			awk '/comm integrity/ { for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }' |
-			paste -sd,)
-		[[ $(tr ',' '\n' <<<"$avoid" | grep -c .) -ge 2 ]] && break
+	# The integrity QPs: the fuzzer must never aim at them.  The client
+	# names them once connected ("rdma resource show" under TCG took
+	# longer than the peer would wait).
+	for ((i = 0; i < 600; i++)); do
+		[[ -s $T/integrity-qpns ]] && break
+		kill -0 "$REL_INTEGRITY_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	[[ -n $avoid ]] || fail "integrity's QPs never showed up"
+	avoid=$(cat "$T/integrity-qpns" 2>/dev/null) ||
+		fail "the integrity client never named its QPs"
+	[[ $avoid =~ ^[0-9]+(,[0-9]+)+$ ]] || fail "integrity QPNs '$avoid'"
 	sroce_put avoid "$avoid"
 	rel_ctrs >"$T/before"
 	sroce_barrier fuzz-start

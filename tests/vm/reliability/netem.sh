@@ -88,7 +88,7 @@ perf ib_read_bw loss-read 18862 16384 50
 perf ib_send_bw loss-send 18863 16384 50
 perf ib_atomic_bw loss-atomic 18864 8 50
 wire loss 1%
-perf ib_read_bw loss-read-8m 18865 8388608 2
+perf ib_read_bw loss-read-8m 18865 8388608 5
 wire_clean
 sroce_barrier perf-done
 

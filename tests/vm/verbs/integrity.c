@@ -133,6 +133,7 @@ static struct {
 	int timeout;
 	bool verbose;
 	bool plan;
+	const char *qpn_file;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
 	.ops = 300, .nqp = 4, .max_size = 16u << 20, .timeout = 60,
@@ -614,6 +615,28 @@ static void connect_qps(void)
 	}
 }
 
+/*
+ * --qpn-file: our QP numbers, comma-separated, written whole (a temporary
+ * file renamed) once the QPs are connected; a test that must keep other
+ * traffic off them reads it instead of polling "rdma resource show".
+ */
+static void write_qpns(const char *path)
+{
+	char tmp[4096];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		setup_fail("%s: %s", tmp, strerror(errno));
+	for (i = 0; i < g.p.nqp; i++)
+		fprintf(f, "%s%u", i ? "," : "", g.qp[i]->qp_num);
+	fprintf(f, "\n");
+	if (fclose(f) || rename(tmp, path))
+		setup_fail("%s: %s", path, strerror(errno));
+}
+
 static void handshake(void)
 {
 	struct params p;
@@ -646,6 +669,8 @@ static void handshake(void)
 	xfer(true, &g.me, sizeof(g.me));
 	xfer(false, &g.peer, sizeof(g.peer));
 	connect_qps();
+	if (opt.qpn_file)
+		write_qpns(opt.qpn_file);
 	if (!g.atomics)
 		printf("integrity: the device has no atomics (atomic_cap NONE): skipping them\n");
 }
@@ -1082,6 +1107,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: integrity -s|-c ADDR -g GID_INDEX [-d DEV] [-p PORT] [--seed N]\n"
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
+		"       [--qpn-file F]   write our QP numbers to F once connected\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size) rule both sides\n");
 	exit(2);
@@ -1108,7 +1134,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 'S' }, { "ops", 1, NULL, 'n' },
 		{ "bytes", 1, NULL, 'b' }, { "qps", 1, NULL, 'q' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
-		{ "plan", 0, NULL, 'P' },
+		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1133,6 +1159,7 @@ int main(int argc, char **argv)
 		case 'm': opt.max_size = num(optarg); break;
 		case 't': opt.timeout = num(optarg); break;
 		case 'P': opt.plan = true; role = true; opt.gid_index = 0; break;
+		case 'Q': opt.qpn_file = optarg; break;
 		default: usage();
 		}
 	}
