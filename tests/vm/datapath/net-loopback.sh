@@ -31,7 +31,7 @@ trap 'rc=$?; cleanup2; (exit $rc); _dp_exit' EXIT
 
 # ctr DEV NAME: counter NAME of DEV's port 1.
 ctr() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
+	sroce_ctr "$2" "$1"
 }
 
 # local_pp NAME PORT SDEV SGID CDEV CGID: server on SDEV, client on CDEV,

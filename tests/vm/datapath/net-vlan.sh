@@ -23,9 +23,9 @@ for ((i = 0; i < 100; i++)); do
 done
 [[ -n $gv ]] || fail "no RoCE v2 GID for $me on $DEV"
 sroce_barrier vlan.up
-rx0=$(rdma statistic show link "$DEV/1" | tr ' ' '\n' | grep -A1 -x rx_packets | tail -n 1)
+rx0=$(sroce_ctr rx_packets "$DEV")
 pingpong rc vlan6 18950 "$gv" 50 2000
-rx=$(rdma statistic show link "$DEV/1" | tr ' ' '\n' | grep -A1 -x rx_packets | tail -n 1)
+rx=$(sroce_ctr rx_packets "$DEV")
 ((rx - rx0 >= 100)) || fail "rx_packets +$((rx - rx0)) over the VLAN"
 tagged=$(ip -s link show "$vif" | awk '/RX:/ { getline; print $2; exit }')
 ((tagged >= 100)) || fail "only $tagged packets received on $vif"

@@ -13,8 +13,7 @@ bin=$SROCE_TOP/build/provider/mw
 [[ -x $bin ]] || fail "$bin not built"
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no RoCE v2 GID for $SROCE_ADDR"
 ctr() {
-	rdma statistic show link "$SROCE_DEV/1" |
-		tr ' ' '\n' | awk -v n="$1" 'p { print; exit } $0 == n { p = 1 }'
+	sroce_ctr "$1"
 }
 sent0=$(ctr access_naks_sent)
 rcvd0=$(ctr access_naks_rcvd)
