@@ -11,7 +11,7 @@ RDMA_CORE_SRC	?= $(BUILD)/rdma-core-$(RDMA_CORE_VER)
 export TOP BUILD KERNELS RDMA_CORE_SRC
 
 .PHONY: all help deps module provider tools tests-build check check-unit \
-	check-sim check-fuzz check-vm demo bench bench-core soak fuzz \
+	check-sim check-fuzz check-vm check-debug demo bench bench-core soak fuzz \
 	coverage install clean
 
 all: module provider tools tests-build
@@ -20,6 +20,7 @@ help:
 	@echo 'make deps        install packages and the pinned rdma-core source (root)'
 	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests'
 	@echo 'make check       deps + build + every test (unit, sim, fuzz, VM on each kernel)'
+	@echo 'make check-debug data path + reliability on a KASAN/lockdep/kmemleak guest kernel'
 	@echo 'make demo        two QEMU guests talking over sroce'
 	@echo 'make bench       perftest, sroce vs rdma_rxe in one run (BENCH_ARGS=--quick)'
 	@echo 'make bench-core  instructions per packet of the protocol core'
@@ -58,6 +59,11 @@ check-fuzz:
 
 check-vm:
 	@tests/vm/run-all.sh $(KERNELS)
+
+# Not part of check (time): builds and caches the debug kernel first.
+check-debug: deps
+	@$(MAKE) -s all
+	@scripts/check-debug.sh
 
 demo: deps
 	@$(MAKE) -s all

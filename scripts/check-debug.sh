@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-debug: the data-path and reliability suites on the debug
+# guest kernel (KASAN, lockdep, kmemleak, UBSAN, DEBUG_LIST; see
+# scripts/debug-kernel.sh), one boot, then module unload and a kmemleak
+# scan in the same boot (tests/vm/debug/unload-leak.sh).  A KASAN or
+# lockdep report anywhere fails the script it happened in: sroce-vm
+# scans every script's kernel log.
+#
+# The first run builds the kernel (about 15 minutes on 2 cores) and
+# caches it under /var/cache/sroce/debug-kernel.  Under TCG the debug
+# guest is several times slower than a stock one, hence the long
+# per-script timeout.  CHECK_DEBUG_SCRIPTS overrides the script list.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+rel=$(scripts/debug-kernel.sh install)
+make -s module KERNELS="$rel"
+if [[ -n ${CHECK_DEBUG_SCRIPTS:-} ]]; then
+	read -r -a scripts <<<"$CHECK_DEBUG_SCRIPTS"
+else
+	mapfile -t scripts < <(printf '%s\n' tests/vm/datapath/*.sh tests/vm/reliability/*.sh | sort)
+fi
+scripts+=(tests/vm/debug/unload-leak.sh)
+echo "check-debug: ${#scripts[@]} scripts on $rel"
+# 5-level paging makes KASAN report a wild access at boot: la57=off.
+# acpi=noirq: evaluating the PCI routing tables (_PRT) in the debug
+# kernel under TCG hit ACPICA's 30 s loop timeout again and again.
+SROCE_VM_CPU=${SROCE_VM_CPU:-max,la57=off} \
+SROCE_VM_APPEND=${SROCE_VM_APPEND:-acpi=noirq} \
+	exec tools/sroce-vm --kernel "$rel" --driver sroce \
+	--timeout "${CHECK_DEBUG_TIMEOUT:-1500}" "${scripts[@]}"
