@@ -458,25 +458,33 @@ START_TEST(test_responses_not_overtaken)
 }
 END_TEST
 
+/*
+ * A 64-byte READ (@w) from A completes; then a network duplicate of its
+ * request reaches B while B's TX refuses everything, reviving the answer.
+ */
+static void read_then_dup(struct pair *p, struct sroce_send_wqe *w)
+{
+	pair_new(p, SROCE_QPT_RC);
+	w->rdma.remote_addr = RVA;
+	w->rdma.rkey = 0x100;
+	mock_post_send(p->a, w);
+	sroce_qp_kick(&p->a->qp, 100, 0);
+	mock_pump(p->a, &p->ca, p->b, 1);
+	mock_pump(p->b, &p->cb, p->a, 1);
+	ck_assert_uint_eq(p->a->ncqe, 1);
+	p->b->emit_fail = 1000;
+	ck_assert_int_eq(mock_deliver(p->a, 0, p->b, 2), SROCE_DROP_NONE);
+}
+
 START_TEST(test_dup_read_does_not_eat_resources)
 {
 	struct pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
-	w.rdma.remote_addr = RVA;
-	w.rdma.rkey = 0x100;
-	mock_post_send(p.a, &w);
-	sroce_qp_kick(&p.a->qp, 100, 0);
-	mock_pump(p.a, &p.ca, p.b, 1);
-	mock_pump(p.b, &p.cb, p.a, 1);
-	ck_assert_uint_eq(p.a->ncqe, 1);
-	/* A network duplicate of the finished READ revives its answer... */
-	p.b->emit_fail = 1000;
-	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
+	read_then_dup(&p, &w);
 	ck_assert(sroce_qp_pending(&p.b->qp));
-	/* ...which must not count against max_dest_rd_atomic. */
+	/* The revived answer must not count against max_dest_rd_atomic. */
 	for (i = 0; i < MOCK_RES; i++) {
 		w.wr_id = 10 + i;
 		mock_post_send(p.a, &w);
@@ -992,16 +1000,7 @@ START_TEST(test_dup_read_of_freed_mr_is_dropped)
 	struct pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
 
-	pair_new(&p, SROCE_QPT_RC);
-	w.rdma.remote_addr = RVA;
-	w.rdma.rkey = 0x100;
-	mock_post_send(p.a, &w);
-	sroce_qp_kick(&p.a->qp, 100, 0);
-	mock_pump(p.a, &p.ca, p.b, 1);
-	mock_pump(p.b, &p.cb, p.a, 1);
-	ck_assert_uint_eq(p.a->ncqe, 1);
-	p.b->emit_fail = 1000;
-	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
+	read_then_dup(&p, &w);
 	ck_assert(sroce_qp_pending(&p.b->qp));
 	p.b->mr[0].key = 0;		/* deregistered */
 	p.b->emit_fail = 0;
