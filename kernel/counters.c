@@ -41,6 +41,8 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_TX_NO_ROUTE]	= "tx_no_route",
 	[SROCE_CTR_TX_DROPPED]	= "tx_dropped",
 	[SROCE_CTR_TX_NO_MEM]	= "tx_no_mem",
+	[SROCE_CTR_RING_ERRORS]	= "ring_errors",
+	[SROCE_CTR_CQ_OVERFLOWS] = "cq_overflows",
 };
 
 static const char * const sroce_qp_stat_names[] = {

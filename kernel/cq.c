@@ -286,6 +286,7 @@ int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
 
 overflow:
 	/* Reached once: later adds see cq->overflow. */
+	sroce_count(to_sdev(cq->ibcq.device), SROCE_CTR_CQ_OVERFLOWS, 1);
 	if (cq->ibcq.event_handler) {
 		struct ib_event ev = {
 			.device = cq->ibcq.device,

@@ -110,6 +110,7 @@ static void sroce_kqp_check_broken(struct sroce_kqp *kqp, u64 now)
 	if (likely(kqp->broken != SROCE_KQP_BROKEN))
 		return;
 	kqp->broken = SROCE_KQP_ERRORED;
+	sroce_count(to_sdev(kqp->ibqp.device), SROCE_CTR_RING_ERRORS, 1);
 	sroce_qp_flush(&kqp->core, now);
 	sroce_kqp_event(kqp, IB_EVENT_QP_FATAL);
 }

@@ -49,6 +49,8 @@ enum sroce_ctr {
 	SROCE_CTR_TX_NO_ROUTE,	/* no route or neighbour: dropped */
 	SROCE_CTR_TX_DROPPED,	/* the IP stack or qdisc dropped it */
 	SROCE_CTR_TX_NO_MEM,	/* no skb: refused, the core retries */
+	SROCE_CTR_RING_ERRORS,	/* a user QP/SRQ ring was impossible: errored */
+	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
 	SROCE_CTR_MAX
 };
 

@@ -95,6 +95,7 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 broken:
 	srq->broken = true;
 	raise = true;
+	sroce_count(to_sdev(srq->ibsrq.device), SROCE_CTR_RING_ERRORS, 1);
 out:
 	spin_unlock(&srq->lock);
 	if (raise)
