@@ -40,6 +40,7 @@ u32 sroce_kqp_rq_stride(u32 max_sge);
 extern const struct sroce_qp_ops sroce_kqp_core_ops;
 void sroce_kqp_exec_init(struct sroce_kqp *kqp);
 void sroce_kqp_exec_stop(struct sroce_kqp *kqp);
+void sroce_kqp_flush_all(struct sroce_kqp *kqp);
 bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now);
 void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
 		      u64 now);

@@ -98,9 +98,15 @@ static int sroce_client_add(struct ib_device *ibdev)
 	return sroce_net_sock_get();
 }
 
-/* The device is unregistering: net.c's RX lookup can no longer find it. */
+/*
+ * The device is unregistering: net.c's RX lookup can no longer find it.
+ * sroce.ko depends on ib_uverbs, so our client was registered after
+ * uverbs' and is removed before it: processes still hold their QPs, and
+ * destroy_qp learns from @removing that they are being taken away.
+ */
 static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
 {
+	WRITE_ONCE(to_sdev(ibdev)->removing, true);
 	sroce_net_sock_put();
 }
 

@@ -387,14 +387,18 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /*
  * A destroyed QP completes nothing more: its WQEs vanish with it (verbs
- * leaves flushing to the consumer, ib_drain_qp).  Contract 1's order:
- * unpublish, stop the timer and work, wait for RX readers, free.
+ * leaves flushing to the consumer, ib_drain_qp).  The exception is a user
+ * QP taken away by device removal, whose process is still polling: it is
+ * flushed first (sroce_kqp_flush_all).  Contract 1's order: unpublish,
+ * stop the timer and work, wait for RX readers, free.
  */
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 
+	if (kqp->user && READ_ONCE(sdev->removing))
+		sroce_kqp_flush_all(kqp);
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 	sroce_kqp_exec_stop(kqp);
 	synchronize_rcu();

@@ -273,6 +273,25 @@ void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
 	cancel_work_sync(&kqp->work);
 }
 
+/*
+ * Move to ERR and complete every WR the QP holds or its rings hold with
+ * WR_FLUSH_ERR, now.  For destroy while the device is removed under a
+ * live process: its CQ rings stay mapped, so it sees each WR end, as on a
+ * NIC that died, rather than waiting for completions that never come.
+ */
+void sroce_kqp_flush_all(struct sroce_kqp *kqp)
+{
+	u64 now;
+
+	sroce_kqp_lock(kqp);
+	if (!kqp->dying) {
+		now = ktime_get_ns();
+		sroce_qp_flush(&kqp->core, now);
+		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, 0, now), false, now);
+	}
+	sroce_kqp_unlock(kqp);
+}
+
 enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
 				 const struct sroce_pkt *pkt,
 				 struct sroce_rx *rx)

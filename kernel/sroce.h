@@ -96,6 +96,12 @@ struct sroce_dev {
 	atomic_t		mr_gen;
 	/* ah.c: next ah_num to try. */
 	u32			ah_next;
+	/*
+	 * Set by the ib_client remove callback, which ib_core runs before
+	 * uverbs destroys the objects of live processes (our client is
+	 * registered after uverbs', and clients go in LIFO order).
+	 */
+	bool			removing;
 };
 
 struct sroce_ucontext {
