@@ -10,6 +10,7 @@
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
@@ -19,7 +20,43 @@
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry	rdma;
 	void				*buf;
+	size_t				size;
 };
+
+/*
+ * Rings are vmalloc'd for any process that can open a device, and
+ * vmalloc_user() cannot charge them to its memory cgroup.  Unbounded,
+ * "create QPs until the kernel refuses" ends with the OOM killer, not a
+ * refusal.  So all rings together get at most max_ring_mb, by default an
+ * eighth of RAM (leaving room for the per-WQE shadow arrays beside them);
+ * past that, create fails with ENOMEM.  Writable at run time.
+ */
+static unsigned int max_ring_mb;
+module_param(max_ring_mb, uint, 0644);
+MODULE_PARM_DESC(max_ring_mb,
+		 "Memory for all SQ/RQ/SRQ/CQ rings, MiB (0: an eighth of RAM)");
+
+static atomic_long_t sroce_ring_pages;
+
+static bool sroce_ring_charge(size_t size)
+{
+	unsigned int mb = READ_ONCE(max_ring_mb);
+	unsigned long max = mb ? (unsigned long)mb << (20 - PAGE_SHIFT) :
+				 totalram_pages() / 8;
+	long n = size >> PAGE_SHIFT;
+
+	if (atomic_long_add_return(n, &sroce_ring_pages) > max) {
+		atomic_long_sub(n, &sroce_ring_pages);
+		return false;
+	}
+	return true;
+}
+
+static void sroce_ring_vfree(void *buf, size_t size)
+{
+	vfree(buf);
+	atomic_long_sub(size >> PAGE_SHIFT, &sroce_ring_pages);
+}
 
 static struct sroce_mmap_entry *
 to_sroce_mentry(struct rdma_user_mmap_entry *e)
@@ -34,10 +71,14 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride)
 	if (!entries || !is_power_of_2(entries) || !stride)
 		return -EINVAL;
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
+	if (!sroce_ring_charge(size))
+		return -ENOMEM;
 	/* Zeroed, page aligned and mappable by remap_vmalloc_range(). */
 	r->buf = vmalloc_user(size);
-	if (!r->buf)
+	if (!r->buf) {
+		atomic_long_sub(size >> PAGE_SHIFT, &sroce_ring_pages);
 		return -ENOMEM;
+	}
 	r->size = size;
 	r->entries = entries;
 	r->stride = stride;
@@ -56,6 +97,7 @@ int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
 	if (!me)
 		return -ENOMEM;
 	me->buf = r->buf;
+	me->size = r->size;
 	err = rdma_user_mmap_entry_insert(uc, &me->rdma, r->size);
 	if (err) {
 		kfree(me);
@@ -76,8 +118,8 @@ void sroce_ring_free(struct sroce_ring *r)
 		/* The entry owns the buffer now; see the top of the file. */
 		rdma_user_mmap_entry_remove(r->mentry);
 		r->mentry = NULL;
-	} else {
-		vfree(r->buf);
+	} else if (r->buf) {
+		sroce_ring_vfree(r->buf, r->size);
 	}
 	r->buf = NULL;
 	r->ctl = NULL;
@@ -105,6 +147,6 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *e)
 {
 	struct sroce_mmap_entry *me = to_sroce_mentry(e);
 
-	vfree(me->buf);
+	sroce_ring_vfree(me->buf, me->size);
 	kfree(me);
 }
