@@ -112,7 +112,20 @@ done
 . "$T/info"
 sroce_put retry-qp "${RC_QPN[0]} ${RC_SPSN[0]} $RW_VA $RW_RKEY"
 sroce_get retry-qp >"$T/peer.tmp"
-mv "$T/peer.tmp" "$T/peer"
+# The passive side connects first: a WRITE that arrived before its QP was
+# in RTR would be dropped, and with 4 ms x 3 retries that is an error.
+if is_a; then
+	mv "$T/peer.tmp" "$T/peer"
+	for ((i = 0; i < 300; i++)); do
+		[[ -e $T/peer.up ]] && break
+		sleep 0.1
+	done
+	[[ -e $T/peer.up ]] || fail "the passive reltarget never connected"
+	sroce_put retry-passive-up yes
+else
+	sroce_get retry-passive-up 60 >/dev/null
+	mv "$T/peer.tmp" "$T/peer"
+fi
 if is_b; then
 	for ((i = 0; i < 600; i++)); do
 		[[ -e $T/peer.ready ]] && break

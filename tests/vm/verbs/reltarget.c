@@ -24,6 +24,7 @@
  * With --fuzzed, RW may hold anything (valid R_Keys were fuzzed at it).
  * Prints each QP's state and the UD receives, exits 0 if memory is intact.
  *
+ * Once QP 0 is connected, FILE.up is created.
  * --retry (with --connect): WRITE 4 KiB to the peer's RW, expect success,
  * create FILE.ready, wait for FILE.go, WRITE again and expect
  * IBV_WC_RETRY_EXC_ERR (the script cut the wire in between): any other
@@ -406,6 +407,7 @@ static void connect_peer(void)
 {
 	unsigned int qpn, psn, rkey;
 	unsigned long long va;
+	char path[4096];
 	FILE *f;
 
 	if (!wait_file(opt.connect)) {
@@ -422,6 +424,11 @@ static void connect_peer(void)
 	peer_rkey = rkey;
 	/* @psn is the peer's send PSN: ours to expect. */
 	rc_connect(0, qpn, psn, 0x200000);
+	/* FILE.up: QP 0 takes the peer's packets from now on. */
+	snprintf(path, sizeof(path), "%s.up", opt.connect);
+	f = fopen(path, "w");
+	if (!f || fclose(f))
+		die(path);
 }
 
 /* One 4 KiB WRITE from LO to the peer's RW; the completion's status. */

@@ -268,8 +268,13 @@ static void scribble(struct pair *p, int mode)
 		w = (volatile uint32_t *)(base + (rnd() & 1) * 64);
 		/* Half of them an RQ's prod: the kernel reads it next. */
 		v = rnd() & 1;
-		if (rnd() & 1 && p->rq[v] >= 0)
+		if (rnd() & 1 && p->rq[v] >= 0) {
+			/* Always impossible: more WQEs than the ring holds. */
 			w = (volatile uint32_t *)p->maps[p->rq[v]].start;
+			*w += 0x10000 + (rnd() & 0xffff);
+			scribbles++;
+			return;
+		}
 		cur = *w;
 		switch (rnd() % 6) {
 		case 0: v = cur + 0x10000; break;	/* far ahead */
@@ -341,11 +346,15 @@ static void victim_round(struct pair *p, struct ibv_mr *mr, uint8_t *buf,
 	struct ibv_wc wc[32];
 	int i, n, k, q;
 
-	for (q = 0; q < 2; q++)
-		for (i = 0; i < 2; i++) {
-			sge.addr = (uintptr_t)buf + BUF / 2 + (2 * q + i) * MSG;
-			(void)ibv_post_recv(p->qp[q], &rwr, &rbad);
-		}
+	/*
+	 * One receive per QP per round, as many as the round's SENDs take:
+	 * the kernel has consumed every receive it knew of when the next
+	 * SEND arrives, so it reads the RQ's prod afresh then.
+	 */
+	for (q = 0; q < 2; q++) {
+		sge.addr = (uintptr_t)buf + BUF / 2 + q * MSG;
+		(void)ibv_post_recv(p->qp[q], &rwr, &rbad);
+	}
 	if (mode != 3)
 		scribble(p, mode);
 	for (i = 0; i < 4; i++) {
