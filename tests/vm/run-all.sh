@@ -12,7 +12,8 @@
 # tools/vm/selftest, run once on the first kernel).  A group whose
 # group.conf sets SROCE_VM_ONCE=1 runs on the first kernel only.  A group
 # whose group.conf sets SROCE_VM_DISABLED=1 is skipped (with a log line) unless
-# SROCE_VM_GROUPS names it.
+# SROCE_VM_GROUPS names it.  SROCE_VM_ENV in a group.conf ("NAME=VALUE
+# ...") sets variables for that group's guest scripts only.
 #
 # The output ends with "vm: N passed, M failed"; the exit status is 0 only
 # if nothing failed.
@@ -57,6 +58,7 @@ for kernel in "$@"; do
 		dir=$top/tests/vm/$g
 		mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
 		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST='' SROCE_VM_ONCE=''
+		SROCE_VM_ENV=''
 		if [[ -f $dir/group.conf ]]; then
 			# shellcheck source=/dev/null
 			. "$dir/group.conf"
@@ -77,8 +79,12 @@ for kernel in "$@"; do
 		echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)"
 		log=$(mktemp)
 		started=$(date +%s)
-		# shellcheck disable=SC2086 # SROCE_VM_ARGS is a word list
-		"$vm" --kernel "$kernel" $SROCE_VM_ARGS "${tests[@]}" 2>&1 |
+		# SROCE_VM_ENV: NAME=VALUE words, exported to the guests by name.
+		envpass=()
+		for kv in $SROCE_VM_ENV; do envpass+=("${kv%%=*}"); done
+		# shellcheck disable=SC2086 # SROCE_VM_ARGS, SROCE_VM_ENV are word lists
+		env $SROCE_VM_ENV SROCE_VM_PASS="${SROCE_VM_PASS:-} ${envpass[*]}" \
+			"$vm" --kernel "$kernel" $SROCE_VM_ARGS "${tests[@]}" 2>&1 |
 			tee "$log" | sed -u '/^vm: [0-9]* passed, [0-9]* failed$/d'
 		line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 		if [[ -n $line ]]; then

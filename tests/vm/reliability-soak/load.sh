@@ -1,0 +1,1 @@
+../reliability/load.sh

@@ -1,0 +1,1 @@
+../reliability/scribble.sh
