@@ -93,4 +93,25 @@ static inline void sroce_kqp_unlock(struct sroce_kqp *kqp)
 	rcu_read_unlock();
 }
 
+/*
+ * For a post with hardirqs off (ib_core's MAD layer posts under an
+ * irqsave lock): no softirq can run on this CPU meanwhile, so the plain
+ * lock suffices, where spin_unlock_bh() would run softirqs with IRQs off.
+ * The caller makes no core call that completes or transmits: the IP
+ * stack must not run here either, so the pass is queued instead.
+ */
+static inline void sroce_kqp_lock_irqs_off(struct sroce_kqp *kqp)
+	__acquires(&kqp->lock)
+{
+	rcu_read_lock();
+	spin_lock(&kqp->lock);
+}
+
+static inline void sroce_kqp_unlock_irqs_off(struct sroce_kqp *kqp)
+	__releases(&kqp->lock)
+{
+	spin_unlock(&kqp->lock);
+	rcu_read_unlock();
+}
+
 #endif /* SROCE_KQP_H */

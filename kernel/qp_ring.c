@@ -421,12 +421,16 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_kqp *kqp = to_kqp(ibqp);
+	bool irqs_off = irqs_disabled();
 	enum sroce_qp_state state;
 	int err = 0;
 	bool more;
 	u64 now;
 
-	sroce_kqp_lock(kqp);
+	if (irqs_off)
+		sroce_kqp_lock_irqs_off(kqp);
+	else
+		sroce_kqp_lock(kqp);
 	if (!kqp->user && wr) {
 		state = sroce_kqp_state(kqp);
 		if (state == SROCE_QPS_RESET) {
@@ -451,12 +455,20 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sroce_kqp_sq_discard(kqp);
 		err = -EINVAL;
 	}
-	if (!kqp->dying) {
+	if (kqp->dying) {
+		/* Nothing to run. */
+	} else if (irqs_off) {
+		/* The work sends it (sroce_kqp_lock_irqs_off). */
+		sroce_kqp_settle(kqp, true, false, ktime_get_ns());
+	} else {
 		now = ktime_get_ns();
 		more = sroce_kqp_kick(kqp, SROCE_QP_INLINE_BUDGET, now);
 		sroce_kqp_settle(kqp, more, false, now);
 	}
-	sroce_kqp_unlock(kqp);
+	if (irqs_off)
+		sroce_kqp_unlock_irqs_off(kqp);
+	else
+		sroce_kqp_unlock(kqp);
 	return err;
 }
 
@@ -495,6 +507,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	enum sroce_qp_state state;
+	bool irqs_off;
 	int err = 0;
 	u64 now;
 
@@ -502,7 +515,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	sroce_kqp_lock(kqp);
+	irqs_off = irqs_disabled();
+	if (irqs_off)
+		sroce_kqp_lock_irqs_off(kqp);
+	else
+		sroce_kqp_lock(kqp);
 	state = sroce_kqp_state(kqp);
 	if (state == SROCE_QPS_RESET) {
 		err = -EINVAL;
@@ -515,8 +532,13 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (state == SROCE_QPS_ERR && !kqp->dying) {
 		now = ktime_get_ns();
-		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, 0, now), false, now);
+		/* In ERR a pass flushes them; with IRQs off the work does. */
+		sroce_kqp_settle(kqp, irqs_off || sroce_kqp_kick(kqp, 0, now),
+				 false, now);
 	}
-	sroce_kqp_unlock(kqp);
+	if (irqs_off)
+		sroce_kqp_unlock_irqs_off(kqp);
+	else
+		sroce_kqp_unlock(kqp);
 	return err;
 }
