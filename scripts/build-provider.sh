@@ -111,8 +111,10 @@ drv=$bdir/etc/libibverbs.d/sroce.driver
 out=${BUILD:-$top/build}/provider
 tsrc=$top/tests/vm/provider
 mkdir -p "$out"
+# vm-verbs.h: the helpers both sets of test programs include.
+vhdr=$top/tests/vm/verbs/vm-verbs.h
 stale() {
-	[[ ! $out/$1 -nt $tsrc/$2 || ! $out/$1 -nt $so ||
+	[[ ! $out/$1 -nt $tsrc/$2 || ! $out/$1 -nt $so || ! $out/$1 -nt $vhdr ||
 	   $(cat "$out/$1.src" 2>/dev/null) != "$src" ]]
 }
 cc=${CC:-gcc}
@@ -142,7 +144,7 @@ mkdir -p "$vout"
 for f in "$vsrc"/*.c; do
 	[[ -f $f ]] || continue
 	p=$(basename "$f" .c)
-	if [[ ! $vout/$p -nt $f || ! $vout/$p -nt $so ||
+	if [[ ! $vout/$p -nt $f || ! $vout/$p -nt $so || ! $vout/$p -nt $vhdr ||
 	      $(cat "$vout/$p.src" 2>/dev/null) != "$src" ]]; then
 		$cc -O2 -Wall -Werror -I"$bdir/include" -o "$vout/$p" "$f" \
 			-L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||

@@ -30,6 +30,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../verbs/vm-verbs.h"
+
 #define MSG	64
 
 static int passed, failed;
@@ -49,19 +51,6 @@ static void marker(const char *what)
 	/* Shows in strace as write(-1, "<what>", ...) = -1 EBADF. */
 	if (write(-1, what, strlen(what)) != -1)
 		abort();
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static int connect_qp(struct ibv_qp *qp, uint32_t dqpn, int gidx,
@@ -338,7 +327,7 @@ int main(int argc, char **argv)
 	if (n < 4 || n > 1024)
 		n = 1000;
 
-	ctx = open_dev(argv[1]);
+	ctx = vm_open_dev(argv[1]);
 	if (!ctx || ibv_query_gid(ctx, 1, gidx, &gid))
 		return 1;
 	pd = ibv_alloc_pd(ctx);

@@ -27,6 +27,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../verbs/vm-verbs.h"
+
 #define PG	4096
 
 static int passed, failed, rem_access_errors;
@@ -52,19 +54,6 @@ struct pair {
 	struct ibv_cq *cq;
 	struct ibv_qp *s, *c;	/* s owns the windows, c accesses them */
 };
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
 
 static int connect_rc(struct ibv_qp *qp, uint32_t dqpn)
 {
@@ -358,7 +347,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	gidx = atoi(argv[2]);
-	ctx = open_dev(argv[1]);
+	ctx = vm_open_dev(argv[1]);
 	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	buf = aligned_alloc(PG, 4 * PG);
 	mr = pd && buf ? ibv_reg_mr(pd, buf, 4 * PG, IBV_ACCESS_LOCAL_WRITE |

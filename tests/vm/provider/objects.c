@@ -17,6 +17,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../verbs/vm-verbs.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int passed, failed;
@@ -31,19 +33,6 @@ static int passed, failed;
 		       __LINE__, errno, strerror(errno));		\
 	}								\
 } while (0)
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static void cq_tests(struct ibv_context *ctx)
 {
@@ -188,7 +177,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: objects DEV GID_INDEX\n");
 		return 2;
 	}
-	ctx = open_dev(argv[1]);
+	ctx = vm_open_dev(argv[1]);
 	CHECK("open_device", ctx);
 	if (!ctx)
 		return 1;

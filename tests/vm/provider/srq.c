@@ -24,6 +24,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "../verbs/vm-verbs.h"
+
 #define MSG	64
 #define NBUF	64
 
@@ -46,19 +48,6 @@ static struct ibv_mr *mr;
 static uint8_t buf[NBUF * MSG];
 static int gidx;
 static union ibv_gid gid;
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
 
 static struct ibv_qp *rc_qp(struct ibv_srq *srq)
 {
@@ -392,7 +381,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	gidx = atoi(argv[2]);
-	ctx = open_dev(argv[1]);
+	ctx = vm_open_dev(argv[1]);
 	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) :

@@ -47,6 +47,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vm-verbs.h"
+
 #define MR_SIZE		4096
 #define WSIZE		64	/* bytes WRITTEN per QP per round */
 #define SSIZE		32	/* bytes SENT per QP per round */
@@ -131,19 +133,6 @@ static void ctl_connect(void)
 static uint8_t pat(int round, int qp, int i)
 {
 	return (uint8_t)(round * 31 + qp * 7 + i * 13 + (qp >> 8));
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
 }
 
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rpsn,
@@ -336,7 +325,7 @@ int main(int argc, char **argv)
 	if (!opt.dev || opt.qps < 1 || opt.mrs < 1 || opt.max_qps < 1 ||
 	    (!opt.limits && opt.server == !!opt.peer))
 		die(2, "need -d DEV and one of -s, -c PEER, --limits");
-	ctx = open_dev(opt.dev);
+	ctx = vm_open_dev(opt.dev);
 	if (!ctx)
 		die(2, "cannot open %s", opt.dev);
 	if (opt.limits)

@@ -49,6 +49,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vm-verbs.h"
+
 #define MAX_MAPS	16
 #define BUF		65536	/* per pair; the sentinel's halves are 32 KiB */
 #define MSG		512
@@ -449,19 +451,6 @@ static bool sentinel_round(struct pair *s, struct ibv_mr *mr, uint8_t *buf,
 	return true;
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -495,7 +484,7 @@ int main(int argc, char **argv)
 	/* A hang is a failure too; generous for TCG. */
 	alarm(60 + pairs * iters / 2);
 
-	ctx = open_dev(dev);
+	ctx = vm_open_dev(dev);
 	if (!ctx)
 		die(2, "cannot open %s", dev);
 	if (ibv_query_gid(ctx, 1, gidx, &gid))
