@@ -24,6 +24,8 @@ PKGS=(
 	gcc make libc6-dev clang llvm libclang-rt-14-dev valgrind
 	# kernel lint (checkpatch.pl comes from the 6.1 source tarball)
 	sparse linux-source-6.1
+	# the debug guest kernel (make check-debug) builds from that source
+	flex bison bc libelf-dev libssl-dev
 	cmake ninja-build pkg-config python3 python3-docutils
 	# rdma-core build dependencies
 	libnl-3-dev libnl-route-3-dev libudev-dev
