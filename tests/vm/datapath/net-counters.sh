@@ -3,9 +3,15 @@
 #
 # The counters of "rdma statistic show link" add up.  First without loss:
 # every packet one guest sent, the other counted, accepted (rx_packets) or
-# dropped by reason (rx_drop_*), exactly.  Then with 10 % loss on both
+# dropped by reason (rx_drop_*), exactly.  Then with 5 % loss on both
 # egresses: the RC QPs must have recovered (retransmits, timeouts or NAKs
 # counted), and the counts survive the QPs, which are gone when read.
+# Not 10 % with 4,500-byte messages, as before: with ibv_rc_pingpong's
+# fixed retry_cnt of 7 that ended in RETRY_EXC_ERR about once in ten
+# runs, every packet of a six-packet exchange being a chance to lose.
+# At 5 % with 2,000 bytes (three packets) eight losses in a row of one
+# exchange are about 2e-7 per message, and no loss at all over the 200
+# messages about 1e-9.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/pingpong.lib"
 
@@ -39,13 +45,13 @@ log "no loss: sent $tx, received $rx + dropped $drop; peer sent $ptx"
 	fail "transmit errors counted: before $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c0" | tr '\n' ' '), after $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c1" | tr '\n' ' ')"
 sroce_barrier clean.checked
 
-tc qdisc add dev "$SROCE_IF" root netem loss 10%
-pingpong rc cnt-loss 18901 "$G4" 100 4500
+tc qdisc add dev "$SROCE_IF" root netem loss 5%
+pingpong rc cnt-loss 18901 "$G4" 100 2000
 tc qdisc del dev "$SROCE_IF" root
 stats >"$SROCE_OUT/c2"
 rec=$(($(sum "$SROCE_OUT/c2" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$') -
 	$(sum "$SROCE_OUT/c1" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$')))
 sroce_put loss "$rec"
 prec=$(sroce_get loss)
-log "10 % loss: recovery events here $rec, peer $prec ($(grep -E '^(retransmits|timeouts|seq_naks|duplicate)' "$SROCE_OUT/c2" | tr '\n' ' '))"
-((rec + prec > 0)) || fail "no retransmit, timeout, NAK or duplicate counted under 10 % loss"
+log "5 % loss: recovery events here $rec, peer $prec ($(grep -E '^(retransmits|timeouts|seq_naks|duplicate)' "$SROCE_OUT/c2" | tr '\n' ' '))"
+((rec + prec > 0)) || fail "no retransmit, timeout, NAK or duplicate counted under 5 % loss"
