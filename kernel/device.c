@@ -285,6 +285,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 			ibdev_warn(ibdev, "%d %s object(s) leaked\n", n,
 				   sroce_obj_name[i]);
 	}
+	sroce_txdev_put(sdev->txdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -373,6 +374,11 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	sdev->txdev = sroce_txdev_alloc();
+	if (!sdev->txdev) {
+		ib_dealloc_device(&sdev->ibdev);
+		return ERR_PTR(-ENOMEM);
+	}
 	spin_lock_init(&sdev->port_lock);
 	for (i = 0; i < SROCE_OBJ_MAX; i++)
 		atomic_set(&sdev->nobj[i], 0);

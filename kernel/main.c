@@ -189,6 +189,7 @@ static void __exit sroce_exit(void)
 	/* Every device is gone, so every socket reference was dropped. */
 	ib_unregister_client(&sroce_client);
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_tx_room_exit();
 	sroce_qp_module_exit();
 }
 

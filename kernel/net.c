@@ -284,6 +284,7 @@ static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
 }
 
 static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
+				       struct sroce_txq *txq,
 				       const struct sroce_tx_pkt *pkt,
 				       u32 roce_len)
 {
@@ -295,6 +296,7 @@ static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
 			GFP_ATOMIC);
 	if (!skb)
 		return NULL;
+	sroce_txq_charge(txq, skb);
 	skb_reserve(skb, hroom);
 	skb_put_data(skb, pkt->hdr, pkt->hdr_len);
 
@@ -325,9 +327,9 @@ static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len)
 	return 0;
 }
 
-static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
-		       u16 src_port, const struct sroce_tx_pkt *pkt,
-		       u32 roce_len)
+static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
+		       const struct sroce_av *av, u16 src_port,
+		       const struct sroce_tx_pkt *pkt, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl4 = {
@@ -346,7 +348,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
 	}
-	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, pkt, roce_len);
+	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, roce_len);
 	if (!skb) {
 		ip_rt_put(rt);
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
@@ -386,9 +388,9 @@ static int sroce_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static int sroce_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
-		       u16 src_port, const struct sroce_tx_pkt *pkt,
-		       u32 roce_len)
+static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
+		       const struct sroce_av *av, u16 src_port,
+		       const struct sroce_tx_pkt *pkt, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	__be32 label = htonl(av->flow_label) & IPV6_FLOWLABEL_MASK;
@@ -412,7 +414,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
 	}
-	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, pkt, roce_len);
+	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, roce_len);
 	if (!skb) {
 		dst_release(dst);
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
@@ -454,16 +456,20 @@ static int sroce_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #endif
 
-int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_av *av,
-		   u16 src_port, const struct sroce_tx_pkt *pkt)
+int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
+		   const struct sroce_av *av, u16 src_port,
+		   const struct sroce_tx_pkt *pkt)
 {
 	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
 
+	if (!sroce_txq_admit(txq))
+		return -EAGAIN;
+
 	if (av->family == AF_INET)
-		return sroce_xmit4(sdev, av, src_port, pkt, roce_len);
+		return sroce_xmit4(sdev, txq, av, src_port, pkt, roce_len);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->family == AF_INET6)
-		return sroce_xmit6(sdev, av, src_port, pkt, roce_len);
+		return sroce_xmit6(sdev, txq, av, src_port, pkt, roce_len);
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 	return 0;

@@ -108,6 +108,7 @@ done:
 
 static void sroce_kqp_free(struct sroce_kqp *kqp)
 {
+	sroce_txq_release(kqp->txq);
 	sroce_ring_free(&kqp->sq);
 	sroce_ring_free(&kqp->rq);
 	kvfree(kqp->swqe);
@@ -151,9 +152,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kqp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	kqp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sroce_kqp_exec_init(kqp);
+	kqp->txq = sroce_txq_alloc(sdev->txdev, kqp);
+	if (!kqp->txq) {
+		err = -ENOMEM;
+		goto err_obj;
+	}
 	err = sroce_kqp_alloc_rings(kqp, &init->cap);
 	if (err)
-		goto err_obj;
+		goto err_free;
 	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), GFP_KERNEL);
 	if (init->qp_type == IB_QPT_RC)
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),

@@ -85,6 +85,16 @@ static void sroce_kqp_queue(struct sroce_kqp *kqp)
 	queue_work(sroce_qp_wq, &kqp->work);
 }
 
+/*
+ * No lock: tx_room.c has room for a QP it refused.  A pass queued on a
+ * dying QP finds @dying and does nothing; destroy unhooks the QP from
+ * tx_room.c before it cancels the work, so none is queued after that.
+ */
+void sroce_kqp_wake(struct sroce_kqp *kqp)
+{
+	queue_work(sroce_qp_wq, &kqp->work);
+}
+
 /* Lock held: re-arm the timer at the core's deadline or the TX retry. */
 static void sroce_kqp_arm(struct sroce_kqp *kqp)
 {
@@ -207,6 +217,7 @@ static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 		kqp->retry_ns = U64_MAX;
 	if (sroce_qp_next_deadline(qp) <= now)
 		sroce_qp_on_deadline(qp, now);
+	kqp->tx_wait = false;
 	more = sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now);
 	pending = !more && sroce_qp_pending(qp);
 	/*
@@ -224,9 +235,14 @@ static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 			more = true;
 		}
 	}
-	/* ops->emit refused: retry later, do not spin. */
+	/*
+	 * ops->emit refused: retry later, do not spin.  Refused for room,
+	 * the packet's destructor wakes the QP; the timer is only a net
+	 * under a driver that is slow to free what it sent.
+	 */
 	if (pending)
-		kqp->retry_ns = now + SROCE_QP_TX_RETRY_NS;
+		kqp->retry_ns = now + (kqp->tx_wait ? SROCE_QP_TX_WAIT_NS :
+					SROCE_QP_TX_RETRY_NS);
 	sroce_kqp_arm(kqp);
 	return more;
 }
@@ -259,7 +275,8 @@ void sroce_kqp_exec_init(struct sroce_kqp *kqp)
 
 /*
  * Destroy: no core call after this returns.  @dying is set under the
- * lock, so no pass or settle arms the timer or queues the work after it;
+ * lock, so no pass or settle arms the timer or queues the work after it,
+ * and then the QP leaves tx_room.c, which queues the work without it;
  * what was armed or queued before is cancelled (a running work finishes
  * first, and cancel_work_sync also stops it requeueing itself).  The
  * caller has taken the QP out of sdev->qps and waits for RCU readers.
@@ -269,6 +286,9 @@ void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
 	spin_lock_bh(&kqp->lock);
 	kqp->dying = true;
 	spin_unlock_bh(&kqp->lock);
+	/* No core call emits now; after this no TX-room wakeup comes. */
+	sroce_txq_release(kqp->txq);
+	kqp->txq = NULL;
 	hrtimer_cancel(&kqp->timer);
 	cancel_work_sync(&kqp->work);
 }
@@ -353,17 +373,24 @@ static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 	u32 dqpn;
 	int err;
 
-	if (!sroce_kqp_is_ud(kqp))
-		return sroce_net_xmit(sdev, &kqp->av, kqp->src_port, pkt) ?
-		       1 : 0;
+	if (!sroce_kqp_is_ud(kqp)) {
+		err = sroce_net_xmit(sdev, kqp->txq, &kqp->av, kqp->src_port,
+				     pkt);
+		goto out;
+	}
 	if (sroce_ah_get_av(sdev, kqp->ibqp.pd, pkt->ah, &av)) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
 	}
 	/* BTH bytes 5..7: DestQP; one source port per QP pair. */
 	dqpn = (u32)pkt->hdr[5] << 16 | (u32)pkt->hdr[6] << 8 | pkt->hdr[7];
-	err = sroce_net_xmit(sdev, &av,
+	err = sroce_net_xmit(sdev, kqp->txq, &av,
 			     sroce_net_src_port(kqp->ibqp.qp_num, dqpn), pkt);
+out:
+	if (err == -EAGAIN && !kqp->tx_wait) {
+		kqp->tx_wait = true;
+		sroce_count(sdev, SROCE_CTR_TX_ROOM_WAITS, 1);
+	}
 	return err ? 1 : 0;
 }
 

@@ -51,6 +51,7 @@ enum sroce_ctr {
 	SROCE_CTR_TX_NO_MEM,	/* no skb: refused, the core retries */
 	SROCE_CTR_RING_ERRORS,	/* a user QP/SRQ ring was impossible: errored */
 	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
+	SROCE_CTR_TX_ROOM_WAITS, /* a QP stopped for TX room (tx_room.c) */
 	SROCE_CTR_MAX
 };
 
@@ -102,6 +103,8 @@ struct sroce_dev {
 	 * registered after uverbs', and clients go in LIFO order).
 	 */
 	bool			removing;
+	/* tx_room.c; outlives the device while its packets are queued. */
+	struct sroce_txdev	*txdev;
 };
 
 struct sroce_ucontext {
@@ -423,6 +426,8 @@ struct sroce_kqp {
 	u16			src_port;	/* UDP source port, RC/UC */
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
 	u64			retry_ns;	/* emit refused: kick again then */
+	struct sroce_txq	*txq;		/* tx_room.c */
+	bool			tx_wait;	/* refused for room: a wakeup comes */
 	struct hrtimer		timer;
 	struct work_struct	work;
 	/* One WQE copied out of a ring, before any field is read. */
@@ -484,14 +489,31 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
 			   const struct sroce_mem_ref *dst, u32 dst_off,
 			   u32 len);
 /*
- * Send @pkt to @av from UDP source port @src_port.  Any context (softirq
- * included).  Returns 0 when sent, or dropped and counted (the core's
- * timers recover); -ENOBUFS when refused with nothing sent (retry later).
+ * Send @pkt to @av from UDP source port @src_port, charged to @txq.  Any
+ * context (softirq included).  Returns 0 when sent, or dropped and
+ * counted (the core's timers recover); -EAGAIN when @txq has no room
+ * (the QP is woken when it has); -ENOBUFS when refused with nothing sent
+ * (retry later).
  */
-int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_av *av,
-		   u16 src_port, const struct sroce_tx_pkt *pkt);
+int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
+		   const struct sroce_av *av, u16 src_port,
+		   const struct sroce_tx_pkt *pkt);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
+
+/* tx_room.c: packets of ours below us in the stack, per QP and device. */
+struct sroce_txdev;
+struct sroce_txq;
+struct sroce_txdev *sroce_txdev_alloc(void);
+void sroce_txdev_put(struct sroce_txdev *d);
+struct sroce_txq *sroce_txq_alloc(struct sroce_txdev *d,
+				  struct sroce_kqp *kqp);
+void sroce_txq_release(struct sroce_txq *q);
+bool sroce_txq_admit(struct sroce_txq *q);
+void sroce_txq_charge(struct sroce_txq *q, struct sk_buff *skb);
+void sroce_tx_room_exit(void);
+/* qp_exec.c: queue a pass of @kqp; any context, no lock needed. */
+void sroce_kqp_wake(struct sroce_kqp *kqp);
 
 /* counters.c */
 extern const struct ib_device_ops sroce_counters_ops;

@@ -12,6 +12,12 @@
 # QPs, and the refusals must have happened (tx_dropped moved), or the
 # test tested nothing.  Documentation/protocol-transport.rst, "Our own
 # back-pressure is not loss".
+#
+# Then TX room (kernel/tx_room.c): a token bucket of 20 Mbit/s that may
+# queue 4 MB, so the qdisc itself never refuses.  sroce must stop at its
+# own mark instead of filling it: QPs wait for room (tx_room_waits
+# moves), nothing is refused (tx_dropped does not), and 4-QP WRITE and
+# 1 MiB READ runs complete.  Documentation/datapath.rst, "TX room".
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/perftest.lib"
 
@@ -24,7 +30,7 @@ prog=$VERBS/integrity
 ctrs() {
 	local n
 
-	for n in tx_dropped tx_stalls acks_deferred retransmits timeouts; do
+	for n in tx_dropped tx_stalls acks_deferred retransmits timeouts tx_room_waits; do
 		printf '%s ' "$(sroce_ctr "$n" "$DEV")"
 	done
 }
@@ -32,7 +38,7 @@ ctrs() {
 modprobe sch_netem 2>/dev/null || true
 tc qdisc replace dev "$SROCE_IF" root netem delay 5ms limit 8 ||
 	fail "cannot set a netem qdisc"
-read -r d0 s0 a0 r0 t0 <<<"$(ctrs)"
+read -r d0 s0 a0 r0 t0 _ <<<"$(ctrs)"
 sroce_barrier bp.ready
 
 perf ib_write_bw bp-write-q16 18830 65536 10 -q 16
@@ -44,9 +50,25 @@ line=$(grep "^integrity: $(is_a && echo server || echo client) ok: " "$(dp_out b
 	{ cat "$(dp_out bp-integrity)" >&2; fail "bp-integrity: no success line"; }
 log "bp-integrity: ${line#integrity: }"
 
-read -r d1 s1 a1 r1 t1 <<<"$(ctrs)"
+read -r d1 s1 a1 r1 t1 _ <<<"$(ctrs)"
 here=$((d1 - d0))
 sroce_put bp-refused "$here"
 peer=$(sroce_get bp-refused)
 log "refused here $here (tx_stalls +$((s1 - s0)), acks_deferred +$((a1 - a0)), retransmits +$((r1 - r0)), timeouts +$((t1 - t0))); peer refused $peer"
 ((here + peer > 0)) || fail "no packet refused by the 8-packet queue: nothing was tested"
+
+# TX room: the qdisc queues whatever comes; only our own marks stop us.
+sroce_barrier bp.room
+tc qdisc replace dev "$SROCE_IF" root tbf rate 20mbit burst 32kb limit 4mb ||
+	fail "cannot set a tbf qdisc"
+read -r d0 _ _ r0 t0 w0 <<<"$(ctrs)"
+sroce_barrier bp.room-ready
+perf ib_write_bw room-write-q4 18833 65536 40 -q 4
+perf ib_read_bw room-read-1m 18834 1048576 8
+read -r d1 _ _ r1 t1 w1 <<<"$(ctrs)"
+here=$((w1 - w0))
+sroce_put bp-room-waits "$here"
+peer=$(sroce_get bp-room-waits)
+log "room: waits here $here, peer $peer; refused $((d1 - d0)); retransmits +$((r1 - r0)), timeouts +$((t1 - t0))"
+((d1 == d0)) || fail "the qdisc refused $((d1 - d0)) packets although it had room: TX room did not bound the queue"
+((here + peer > 0)) || fail "no QP ever waited for TX room behind a 20 Mbit/s qdisc: nothing was tested"
