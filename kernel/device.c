@@ -285,6 +285,8 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 			ibdev_warn(ibdev, "%d %s object(s) leaked\n", n,
 				   sroce_obj_name[i]);
 	}
+	/* Deferred MR frees still use the device (ib_umem_release). */
+	sroce_mr_flush_frees();
 	sroce_txdev_put(sdev->txdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }

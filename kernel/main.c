@@ -162,9 +162,12 @@ static int __init sroce_init(void)
 	int err;
 
 	sroce_counters_module_init();
-	err = sroce_qp_module_init();
+	err = sroce_mr_module_init();
 	if (err)
 		return err;
+	err = sroce_qp_module_init();
+	if (err)
+		goto err_mr;
 	err = ib_register_client(&sroce_client);
 	if (err)
 		goto err_qp;
@@ -178,6 +181,8 @@ err_client:
 	ib_unregister_client(&sroce_client);
 err_qp:
 	sroce_qp_module_exit();
+err_mr:
+	sroce_mr_module_exit();
 	return err;
 }
 
@@ -191,6 +196,7 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_tx_room_exit();
 	sroce_qp_module_exit();
+	sroce_mr_module_exit();
 }
 
 module_init(sroce_init);

@@ -188,7 +188,7 @@ struct sroce_mr {
 	u32			fr_max;		/* allocated entries */
 	u32			fr_mapped;	/* entries set by map_mr_sg */
 	u8			fr_shift;	/* log2 page size when registered */
-	struct rcu_head		rcu;
+	struct rcu_work		free_work;	/* dereg: free after a GP */
 };
 
 struct sroce_cq;
@@ -273,6 +273,9 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
  * context (softirq included); @off is relative to the ref's start.
  */
 extern const struct ib_device_ops sroce_mr_ops;
+int sroce_mr_module_init(void);
+void sroce_mr_module_exit(void);
+void sroce_mr_flush_frees(void);
 int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		     bool remote, u64 va, u32 len, u32 access,
 		     struct sroce_mem_ref *out);
