@@ -653,10 +653,14 @@ static u32 mutate(u8 *p, u32 len)
 			sroce_put_be24(p + 9, (sroce_get_be24(p + 9) + rnd_below(64) - 32) &
 				       SROCE_PSN_MASK);
 			break;
-		case 7:	/* cut the packet short */
-			len = SROCE_ICRC_LEN + rnd_below(len);
+		case 7:	/* cut the packet short (never longer: see grow) */
+			if (len > SROCE_ICRC_LEN)
+				len = SROCE_ICRC_LEN +
+				      rnd_below(len - SROCE_ICRC_LEN);
 			break;
-		case 8:	/* grow it */
+		case 8:	/* grow it, up to the wire's frame size */
+			if (len >= FRAME_MAX - ROCE_OFF)
+				break;
 			at = rnd_below(1 + opt.mtu + 64);
 			if (len + at > FRAME_MAX - ROCE_OFF)
 				at = FRAME_MAX - ROCE_OFF - len;
