@@ -9,8 +9,8 @@
 # QP 0 (hit by every dropped case) is still in RTS and that the QPs the
 # NAKing cases hit are in ERR.
 #
-# Then the fuzzer: REL_FUZZ (default 20000) mutated valid packets at a
-# fresh reltarget while the integrity pair runs between the guests on
+# Then the fuzzer: REL_FUZZ (default 20000) mutated valid packets, at
+# REL_FUZZ_RATE (default 5000) a second, at a fresh reltarget while the integrity pair runs between the guests on
 # other QPs (which the fuzzer must not aim at): integrity must verify
 # every byte, reltarget's protected memory must be intact, the drop
 # counters must account for the packets, and the kernel log stay clean.
@@ -20,6 +20,10 @@ target=$VERBS/reltarget
 [[ -x $target ]] || fail "$target missing: run 'make provider'"
 fuzz_n=${REL_FUZZ:-20000}
 fuzz_seed=${REL_FUZZ_SEED:-1}
+# Paced: flooded as fast as the socket took them (about 38,000 a second),
+# a guest slowed by a loaded host lost half of them before any parser
+# saw them, and the counts below measured the host's load.
+fuzz_rate=${REL_FUZZ_RATE:-5000}
 
 # reltarget in guest b, its info published to guest a as REL_INFO_<tag>.
 start_target() {
@@ -171,7 +175,7 @@ if is_b; then
 	start_target fuzz --fuzzed
 fi
 rm -f "$T/integrity-qpns"
-rel_integrity_bg fuzz-integrity 18831 --seed 5 --ops 300 --bytes 6M --max-size 256K --qps 2 \
+rel_integrity_bg fuzz-integrity 18831 --seed 5 --ops 2000 --bytes 40M --max-size 256K --qps 2 \
 	--qpn-file "$T/integrity-qpns"
 if is_b; then
 	# The integrity QPs: the fuzzer must never aim at them.  The client
@@ -197,13 +201,16 @@ if is_b; then
 	log "fuzz: $drops packets dropped and counted by reason, ${icrc:-0} for the ICRC"
 	# A tenth of the packets keep a stale ICRC, and most of the rest
 	# break a header rule: far fewer drops means packets vanished uncounted.
+	# The ICRC's share is of the drops (about a tenth: 12,876 of 130,810
+	# and 15,834 of 162,165 in 200,000-packet runs on 6.1 and 6.12), so
+	# that packets lost before any parser do not count against it.
 	((drops >= fuzz_n / 4)) || fail "fuzz: only $drops of $fuzz_n packets counted as drops"
-	((${icrc:-0} >= fuzz_n / 20)) || fail "fuzz: only ${icrc:-0} ICRC drops"
+	((${icrc:-0} >= drops / 20)) || fail "fuzz: only ${icrc:-0} of $drops drops for the ICRC"
 else
 	eval "$(sroce_get info-fuzz)"
 	avoid=$(sroce_get avoid)
 	sroce_barrier fuzz-start
-	"$INJECT" -i "$SROCE_IF" -d "$SROCE_PEER" --fuzz "$fuzz_n" --seed "$fuzz_seed" \
+	"$INJECT" -i "$SROCE_IF" -d "$SROCE_PEER" --fuzz "$fuzz_n" --seed "$fuzz_seed" --rate "$fuzz_rate" \
 		--qpn "${RC_QPN[0]}" --psn "${RC_RPSN[0]}" --va "$RW_VA" --rkey "$RW_RKEY" \
 		--len "$RW_LEN" --ud-qpn "$UD_QPN" --qkey "$QKEY" --avoid-qpn "$avoid" \
 		--pcap "$SROCE_TOP/tests/data/rxe-ipv4.pcap" >"$T/fuzz.out" ||
