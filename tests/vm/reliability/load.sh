@@ -26,10 +26,10 @@ depth=${REL_LIMIT_DEPTH:-4096}
 out=$SROCE_OUT/load.out
 if is_a; then
 	"$prog" -s -d "$DEV" -g "$G4" -p 18901 --qps "$qps" --mrs "$mrs" --rounds "$rounds" \
-		>"$out" 2>&1 &
+		--qp-timeout "${SROCE_QP_TIMEOUT:-16}" >"$out" 2>&1 &
 else
 	"$prog" -c "$SROCE_PEER" -d "$DEV" -g "$G4" -p 18901 --qps "$qps" --mrs "$mrs" \
-		--rounds "$rounds" >"$out" 2>&1 &
+		--rounds "$rounds" --qp-timeout "${SROCE_QP_TIMEOUT:-16}" >"$out" 2>&1 &
 fi
 pid=$!
 for ((i = 0; i < 6000; i++)); do

@@ -5,7 +5,9 @@
  * behaves at its limits.
  *
  *   load -s -d DEV -g GIDX [-p PORT] [--qps N] [--mrs M] [--rounds R]
+ *        [--qp-timeout T]
  *   load -c PEER -d DEV -g GIDX [-p PORT] [--qps N] [--mrs M] [--rounds R]
+ *        [--qp-timeout T]
  *   load --limits -d DEV [--max-qps N] [--depth D]
  *
  * Pair mode: both sides create N RC QPs (depth 4) on one CQ and register
@@ -65,10 +67,10 @@ struct mr_info {
 
 static struct {
 	const char *dev, *peer;
-	int gidx, port, qps, mrs, rounds, max_qps, depth;
+	int gidx, port, qps, mrs, rounds, max_qps, depth, qp_timeout;
 	bool server, limits;
 } opt = { .port = 18900, .qps = 1000, .mrs = 4096, .rounds = 3,
-	  .max_qps = 200000, .depth = 1 };
+	  .max_qps = 200000, .depth = 1, .qp_timeout = 16 };
 
 static int sock = -1;
 
@@ -167,7 +169,7 @@ static int to_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rpsn,
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 16;
+	a.timeout = opt.qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = spsn;
@@ -290,7 +292,7 @@ int main(int argc, char **argv)
 		{ "port", 1, NULL, 'p' }, { "qps", 1, NULL, 'q' },
 		{ "mrs", 1, NULL, 'm' }, { "rounds", 1, NULL, 'r' },
 		{ "limits", 0, NULL, 'L' }, { "max-qps", 1, NULL, 'M' },
-		{ "depth", 1, NULL, 'D' },
+		{ "depth", 1, NULL, 'D' }, { "qp-timeout", 1, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct peer_info *mine, *theirs;
@@ -319,9 +321,12 @@ int main(int argc, char **argv)
 		case 'L': opt.limits = true; break;
 		case 'M': opt.max_qps = atoi(optarg); break;
 		case 'D': opt.depth = atoi(optarg); break;
+		case 'T': opt.qp_timeout = atoi(optarg); break;
 		default: die(2, "see the top of load.c for usage");
 		}
 	}
+	if (opt.qp_timeout < 1 || opt.qp_timeout > 31)
+		die(2, "--qp-timeout: 1..31 (4.096 us << N)");
 	if (!opt.dev || opt.qps < 1 || opt.mrs < 1 || opt.max_qps < 1 ||
 	    (!opt.limits && opt.server == !!opt.peer))
 		die(2, "need -d DEV and one of -s, -c PEER, --limits");
