@@ -29,8 +29,8 @@ echo "check-debug: ${#scripts[@]} scripts on $rel"
 # does, and far less beside another guest pair: perftest's default ACK
 # timeout (14: 67 ms) then measures the emulator, and a READ at 5 % loss
 # ran out of retries (stop 15).  This lane is for KASAN, lockdep and
-# kmemleak, so perftest and load get 18 (1.07 s); the loss recovery runs
-# the same code, only with more patience.
+# kmemleak, so perftest, load and integrity get 18 (1.07 s); the loss
+# recovery runs the same code, only with more patience.
 export SROCE_QP_TIMEOUT=${SROCE_QP_TIMEOUT:-18}
 export SROCE_VM_PASS="${SROCE_VM_PASS:-} SROCE_QP_TIMEOUT"
 # 5-level paging makes KASAN report a wild access at boot: la57=off.

@@ -604,7 +604,11 @@ static void connect_qps(void)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTS;
 		a.sq_psn = ntohl(g.me.qp[i].psn);
-		a.timeout = 14;
+		/* make check-debug's slower guests: scripts/check-debug.sh */
+		a.timeout = getenv("SROCE_QP_TIMEOUT") ?
+			    atoi(getenv("SROCE_QP_TIMEOUT")) : 14;
+		if (a.timeout < 1 || a.timeout > 31)
+			setup_fail("SROCE_QP_TIMEOUT: 1..31");
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = da.max_qp_init_rd_atom < 16 ? da.max_qp_init_rd_atom : 16;
