@@ -40,7 +40,12 @@ kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; cat "$out" >&2; fail "load: stil
 rc=0
 wait "$pid" || rc=$?
 sed 's/^/  /' "$out"
-((rc == 0)) || fail "load exited with $rc"
+if ((rc != 0)); then
+	# Which recovery ran: the device's counters, nonzero ones only.
+	rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 | sed 's/^/  counters: /'
+	echo
+	fail "load exited with $rc"
+fi
 log "$(grep '^load: .* ok: ' "$out")"
 sroce_barrier load-done
 
