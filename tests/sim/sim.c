@@ -349,6 +349,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 {
 	int mtu, ipv6;
 	u32 side, rd;
+	bool rd_max;
 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
@@ -358,9 +359,9 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);
 	rd = 1 + (u32)sroce_rng_below(&s->rng, SROCE_MAX_RD_ATOMIC);
+	rd_max = !sroce_rng_below(&s->rng, 2);
 	if (!s->o.rd_atomic)
-		s->o.rd_atomic = sroce_rng_below(&s->rng, 2) ? rd :
-				 SROCE_MAX_RD_ATOMIC;
+		s->o.rd_atomic = rd_max ? SROCE_MAX_RD_ATOMIC : rd;
 	if (!s->o.mtu)
 		s->o.mtu = mtu;
 	if (s->o.ipv6 < 0)
