@@ -206,6 +206,9 @@ static const struct {
 	{ "mix", 10 },
 	/* resp.c: replayed READ/atomic resources count against new ones */
 	{ "mix", 9 },
+	/* qp_state.c: a READ response stream starved its own requester */
+	{ "backpressure", 1796134970 },
+	{ "backpressure", 1796136419 },
 };
 
 static void summary(const char *what)
