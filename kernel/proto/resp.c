@@ -310,7 +310,18 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
-/* Is @a a better slot to reuse than @b: free, then answered, then oldest. */
+static bool sroce_res_done(const struct sroce_rd_res *r)
+{
+	return r->answered && !r->pending;
+}
+
+/*
+ * Is @a a better slot to reuse than @b: free, then answered, then oldest.
+ * Answered means every response went out since the request last came:
+ * a duplicate says the requester lacks the answer, and one cancelled
+ * before it went out again (go-back-N behind a duplicate READ, or a NAK)
+ * is asked for once more; an atomic must then find its result here.
+ */
 static bool sroce_res_better(const struct sroce_rd_res *a,
 			     const struct sroce_rd_res *b)
 {
@@ -318,8 +329,8 @@ static bool sroce_res_better(const struct sroce_rd_res *a,
 		return true;
 	if (!a->kind != !b->kind)
 		return !a->kind;
-	if (!a->pending != !b->pending)
-		return !a->pending;
+	if (sroce_res_done(a) != sroce_res_done(b))
+		return sroce_res_done(a);
 	return (s32)(a->seq - b->seq) < 0;
 }
 
@@ -518,6 +529,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		r->rkey = reth->rkey;
 		r->resid = reth->len;
 		r->pending = 1;
+		r->answered = 0;
 		r->replay = 1;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
@@ -528,6 +540,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		if (!r || r->pending)
 			return SROCE_DROP_DUPLICATE;
 		r->pending = 1;
+		r->answered = 0;
 		r->cur_psn = r->psn;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
@@ -634,6 +647,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (sroce_qp_emit(qp, tp, &h))
 			return -1;
 		r->pending = 0;
+		r->answered = 1;
 		return 0;
 	}
 	first = r->cur_psn == r->start_psn;
@@ -665,8 +679,10 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
 	r->va += len;
 	r->resid -= len;
-	if (r->cur_psn == r->end_psn)
+	if (r->cur_psn == r->end_psn) {
 		r->pending = 0;
+		r->answered = 1;
+	}
 	return 0;
 }
 
