@@ -73,15 +73,12 @@
  * SROCE_MAX_INFLIGHT: unacknowledged PSNs the requester may have out.
  * SROCE_RX_INLINE_BUDGET: READ response packets sent from inside
  * sroce_qp_rx(); the rest go out from sroce_qp_kick().
- * SROCE_TX_SLICE: sroce_qp_kick() lets the responder and the requester
- * take turns at sending this many packets each.
  */
 #define SROCE_ACKREQ_EVERY	64
 #define SROCE_ACK_EVERY		64
 #define SROCE_ACK_DELAY_NS	20000ull
 #define SROCE_MAX_INFLIGHT	1024
 #define SROCE_RX_INLINE_BUDGET	16
-#define SROCE_TX_SLICE		16
 /*
  * Loss recovery.  Go-back-N throws away everything in flight behind a
  * lost packet, so each loss (sequence NAK, lost READ response, timeout)

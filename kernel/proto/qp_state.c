@@ -562,14 +562,9 @@ bool sroce_qp_pending(const struct sroce_qp *qp)
 	return sroce_req_ready(qp) || sroce_resp_ready(qp);
 }
 
-static u32 sroce_tx_slice(u32 left)
-{
-	return left < SROCE_TX_SLICE ? left : SROCE_TX_SLICE;
-}
-
 bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 {
-	u32 used = 0, n, m;
+	u32 used;
 
 	switch (qp->state) {
 	case SROCE_QPS_ERR:
@@ -585,23 +580,10 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 	default:
 		break;
 	}
-	/*
-	 * Responses first: they are owed and the peer's timer is running.
-	 * But in slices, taking turns with the requester: a READ response
-	 * stream that refilled the TX queue whenever it drained kept our own
-	 * retransmissions out until the ACK timer turned that stall into
-	 * RETRY_EXC_ERR (found by the simulator's back-pressure mix).
-	 */
-	while (used < budget && qp->state != SROCE_QPS_ERR) {
-		n = sroce_resp_run(qp, sroce_tx_slice(budget - used), now_ns);
-		used += n;
-		if (used >= budget || qp->state == SROCE_QPS_ERR)
-			break;
-		m = sroce_req_run(qp, sroce_tx_slice(budget - used), now_ns);
-		used += m;
-		if (!n && !m)
-			break;
-	}
+	/* Responses first: they are owed and the peer's timer is running. */
+	used = sroce_resp_run(qp, budget, now_ns);
+	if (used < budget && qp->state != SROCE_QPS_ERR)
+		used += sroce_req_run(qp, budget - used, now_ns);
 	return used >= budget && sroce_qp_pending(qp);
 }
 

@@ -206,12 +206,6 @@ static const struct {
 	{ "mix", 10 },
 	/* resp.c: replayed READ/atomic resources count against new ones */
 	{ "mix", 9 },
-	/* resp.c: an atomic answer cancelled unsent was evicted as answered */
-	{ "mix", 1796132757 },
-	{ "mix", 1796143015 },
-	/* qp_state.c: a READ response stream starved its own requester */
-	{ "backpressure", 1796134970 },
-	{ "backpressure", 1796136419 },
 };
 
 static void summary(const char *what)
