@@ -545,6 +545,68 @@ START_TEST(test_atomic_replay_cache)
 }
 END_TEST
 
+/*
+ * An ATOMIC_ACK is lost; the duplicate FETCH_ADD revives its answer, a
+ * duplicate READ before it cancels that answer again (go-back-N), and
+ * then new requests need every resource.  The atomic's result must still
+ * be there when the requester asks once more: found by make soak, where
+ * it had been evicted as "answered" and the requester ran out of retries.
+ */
+START_TEST(test_cancelled_atomic_answer_kept)
+{
+	struct pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
+	u64 v = 1000, r;
+	u32 i;
+
+	pair_new(&p, SROCE_QPT_RC);
+	memcpy(p.b->mem + 0x40000, &v, 8);
+	w.rdma.remote_addr = RVA + 0x100;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 2, VA + 0x100, 8);
+	w.atomic.remote_addr = RVA;
+	w.atomic.rkey = 0x100;
+	w.atomic.compare_add = 5;
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_uint_eq(p.a->npkt, 2);
+	mock_pump(p.a, &p.ca, p.b, 1);
+	ck_assert_uint_eq(p.b->npkt, 2);
+	/* The READ response arrives, the ATOMIC_ACK is lost. */
+	ck_assert_int_eq(mock_deliver(p.b, 0, p.a, 2), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	p.b->emit_fail = 1000;
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 3), SROCE_DROP_NONE);
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 4), SROCE_DROP_NONE);
+	/* Three more atomics: with the READ's and the FETCH_ADD's, five. */
+	for (i = 0; i < MOCK_RES - 1; i++) {
+		w.wr_id = 10 + i;
+		w.sge[0].addr = VA + 0x200 + 8 * i;
+		mock_post_send(p.a, &w);
+	}
+	sroce_qp_kick(&p.a->qp, 100, 5);
+	ck_assert_uint_eq(p.a->npkt, 2 + MOCK_RES - 1);
+	p.ca = 2;
+	mock_pump(p.a, &p.ca, p.b, 6);
+	ck_assert_uint_eq(p.b->atomics, MOCK_RES);
+	/* Asked once more, the first FETCH_ADD is answered from the cache. */
+	p.b->emit_fail = 0;
+	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 7), SROCE_DROP_NONE);
+	while (sroce_qp_kick(&p.b->qp, 100, 8))
+		;
+	p.cb = 2;
+	mock_pump(p.b, &p.cb, p.a, 9);
+	ck_assert_uint_eq(p.b->atomics, MOCK_RES);
+	ck_assert_uint_eq(p.a->ncqe, 1 + MOCK_RES);
+	for (i = 0; i < p.a->ncqe; i++)
+		ck_assert_uint_eq(p.a->cqe[i].status, SROCE_WC_SUCCESS);
+	memcpy(&r, p.a->mem + 0x1100, 8);
+	ck_assert_uint_eq(r, 1000);
+	pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_misaligned_atomic)
 {
 	struct pair p;
@@ -1047,6 +1109,7 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_refused_ack_is_owed);
 	tcase_add_test(tc, test_dup_read_of_freed_mr_is_dropped);
 	tcase_add_test(tc, test_atomic_replay_cache);
+	tcase_add_test(tc, test_cancelled_atomic_answer_kept);
 	tcase_add_test(tc, test_misaligned_atomic);
 	tcase_add_test(tc, test_recv_too_small);
 	tcase_add_test(tc, test_send_inv_and_write_imm);
