@@ -676,7 +676,13 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 				sim_fail(s, "flow %s seq %u: status %u after the pair failed",
 					 fname(fl), m->seq, status);
 		} else if (status == SROCE_WC_RETRY_EXC_ERR &&
-			   fl->src->lost_since_ok > s->o.retry_cnt) {
+			   fl->src->lost_since_ok >= s->o.retry_cnt) {
+			/*
+			 * retry_cnt + 1 transmissions, each lost (or its
+			 * answer).  The first may have gone out, and been lost,
+			 * before the previous message completed and reset the
+			 * count: at most that one goes uncounted.
+			 */
 			s->st.retry_exc_legit++;
 			break_pair(s, fl->src);
 		} else {
