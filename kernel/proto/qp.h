@@ -463,7 +463,6 @@ struct sroce_rd_res {
 	u8 kind;		/* 0 free, SROCE_OP_READ_REQ, _CMP_SWAP, _FETCH_ADD */
 	u8 pending;		/* responses left to send */
 	u8 replay;		/* answering a duplicate of the request */
-	u8 answered;		/* all responses out since last (re)request */
 	u32 psn;		/* first PSN of the original request */
 	u32 npsn;
 	u32 cur_psn;		/* next response PSN to send */

@@ -310,17 +310,16 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
-static bool sroce_res_done(const struct sroce_rd_res *r)
-{
-	return r->answered && !r->pending;
-}
-
 /*
- * Is @a a better slot to reuse than @b: free, then answered, then oldest.
- * Answered means every response went out since the request last came:
- * a duplicate says the requester lacks the answer, and one cancelled
- * before it went out again (go-back-N behind a duplicate READ, or a NAK)
- * is asked for once more; an atomic must then find its result here.
+ * Is @a a better slot to reuse than @b: free, then the oldest.  Slots are
+ * taken in PSN order (only a new, in-sequence request takes one), and a
+ * requester keeps at most max_rd_atomic <= max_dest_rd_atomic requests
+ * outstanding, the newest ones: so when a new one needs a slot, the
+ * oldest is one the requester has all the answers to, whatever its state
+ * here.  Preferring answers not being sent instead evicted answers the
+ * requester still lacked (one lost, or one cancelled by the go-back-N
+ * behind a duplicate READ); its retransmission then found nothing and
+ * the requester ran out of retries (found by make soak).
  */
 static bool sroce_res_better(const struct sroce_rd_res *a,
 			     const struct sroce_rd_res *b)
@@ -329,17 +328,14 @@ static bool sroce_res_better(const struct sroce_rd_res *a,
 		return true;
 	if (!a->kind != !b->kind)
 		return !a->kind;
-	if (sroce_res_done(a) != sroce_res_done(b))
-		return sroce_res_done(a);
 	return (s32)(a->seq - b->seq) < 0;
 }
 
 /*
- * A resource for a new READ/atomic: a free one, else the oldest answered
- * one, else (only when duplicates revived old answers: a requester keeps
- * at most max_rd_atomic <= max_dest_rd_atomic outstanding) the oldest
- * still being answered, whose answers are abandoned.  Like rxe, never a
- * NAK: counting replays against the limit would fail a legal requester.
+ * A resource for a new READ/atomic: a free one, else the oldest, whose
+ * answers, if any are still being sent (a replay for a stale duplicate),
+ * are abandoned.  Like rxe, never a NAK: counting replays against the
+ * limit would fail a legal requester.
  */
 static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 {
@@ -529,7 +525,6 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		r->rkey = reth->rkey;
 		r->resid = reth->len;
 		r->pending = 1;
-		r->answered = 0;
 		r->replay = 1;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
@@ -540,7 +535,6 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		if (!r || r->pending)
 			return SROCE_DROP_DUPLICATE;
 		r->pending = 1;
-		r->answered = 0;
 		r->cur_psn = r->psn;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
@@ -647,7 +641,6 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (sroce_qp_emit(qp, tp, &h))
 			return -1;
 		r->pending = 0;
-		r->answered = 1;
 		return 0;
 	}
 	first = r->cur_psn == r->start_psn;
@@ -679,10 +672,8 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
 	r->va += len;
 	r->resid -= len;
-	if (r->cur_psn == r->end_psn) {
+	if (r->cur_psn == r->end_psn)
 		r->pending = 0;
-		r->answered = 1;
-	}
 	return 0;
 }
 
