@@ -167,10 +167,10 @@ if [[ ! -f $tree/Makefile ]]; then
 		[[ -z $seed || $d -nt $seed ]] && seed=$d
 	done
 	if [[ -n $seed ]]; then
-		echo "debug-kernel: copying the built tree of $seed into $dir"
+		echo "debug-kernel: copying the built tree of $seed into $dir" >&2
 		"${slow[@]}" cp -a "$seed/linux-source-6.1" "$tree"
 	else
-		echo "debug-kernel: unpacking $TARBALL into $dir"
+		echo "debug-kernel: unpacking $TARBALL into $dir" >&2
 		"${slow[@]}" tar -C "$dir" -xJf "$TARBALL"
 	fi
 fi
@@ -194,7 +194,7 @@ while read -r line; do
 done < <(fragment)
 [[ -z $missing ]] || die "options not taken by Kconfig:$missing"
 
-echo "debug-kernel: building in $tree (log: $dir/build.log)"
+echo "debug-kernel: building in $tree (log: $dir/build.log)" >&2
 "${slow[@]}" make -j"$JOBS" bzImage modules >"$dir/build.log" 2>&1 ||
 	die "build failed (see $dir/build.log)"
 rm -rf "$dir/mod"
