@@ -17,7 +17,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 rel=$(scripts/debug-kernel.sh install)
-[[ $rel =~ ^[^[:space:]]+$ ]] || { echo "check-debug: bad kernel release '$rel'" >&2; exit 1; }
+[[ $rel =~ ^[^[:space:]]+$ ]] ||
+	{ echo "check-debug: bad kernel release '$rel'" >&2; exit 1; }
 make -s module KERNELS="$rel"
 if [[ -n ${CHECK_DEBUG_SCRIPTS:-} ]]; then
 	read -r -a scripts <<<"$CHECK_DEBUG_SCRIPTS"
