@@ -504,23 +504,29 @@ START_TEST(test_dup_read_does_not_eat_resources)
 }
 END_TEST
 
+/* An atomic of @op on the peer's RVA + @off, its result to local @va. */
+static struct sroce_send_wqe atomic_wqe(u8 op, u64 wr_id, u64 va, u64 off,
+					u64 compare_add)
+{
+	struct sroce_send_wqe w = mock_wqe(op, wr_id, va, 8);
+
+	w.atomic.remote_addr = RVA + off;
+	w.atomic.rkey = 0x100;
+	w.atomic.compare_add = compare_add;
+	return w;
+}
+
 START_TEST(test_atomic_replay_cache)
 {
 	struct pair p;
-	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
-					   VA, 8);
+	struct sroce_send_wqe w = atomic_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
+					     VA, 0, 5);
 	u64 v = 1000, r;
 
 	pair_new(&p, SROCE_QPT_RC);
 	memcpy(p.b->mem + 0x40000, &v, 8);
-	w.atomic.remote_addr = RVA;
-	w.atomic.rkey = 0x100;
-	w.atomic.compare_add = 5;
 	mock_post_send(p.a, &w);
-	w = mock_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 2, VA + 8, 8);
-	w.atomic.remote_addr = RVA;
-	w.atomic.rkey = 0x100;
-	w.atomic.compare_add = 1005;
+	w = atomic_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 2, VA + 8, 0, 1005);
 	w.atomic.swap = 7;
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
@@ -564,10 +570,7 @@ START_TEST(test_cancelled_atomic_answer_kept)
 	w.rdma.remote_addr = RVA + 0x100;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
-	w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 2, VA + 0x100, 8);
-	w.atomic.remote_addr = RVA;
-	w.atomic.rkey = 0x100;
-	w.atomic.compare_add = 5;
+	w = atomic_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 2, VA + 0x100, 0, 5);
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	ck_assert_uint_eq(p.a->npkt, 2);
