@@ -22,6 +22,8 @@ mrs=${REL_LOAD_MRS:-4096}
 rounds=${REL_LOAD_ROUNDS:-5}
 limit=${REL_LIMIT_QPS:-20000}
 depth=${REL_LIMIT_DEPTH:-4096}
+# The pair's time limit: make soak's 65,536 MRs a side take minutes.
+secs=${REL_LOAD_SECS:-600}
 
 out=$SROCE_OUT/load.out
 if is_a; then
@@ -32,11 +34,11 @@ else
 		--rounds "$rounds" --qp-timeout "${SROCE_QP_TIMEOUT:-16}" >"$out" 2>&1 &
 fi
 pid=$!
-for ((i = 0; i < 6000; i++)); do
+for ((i = 0; i < secs * 10; i++)); do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
 done
-kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; cat "$out" >&2; fail "load: still running after 600 s"; }
+kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; cat "$out" >&2; fail "load: still running after $secs s"; }
 rc=0
 wait "$pid" || rc=$?
 sed 's/^/  /' "$out"

@@ -330,6 +330,8 @@ int main(int argc, char **argv)
 	if (!opt.dev || opt.qps < 1 || opt.mrs < 1 || opt.max_qps < 1 ||
 	    (!opt.limits && opt.server == !!opt.peer))
 		die(2, "need -d DEV and one of -s, -c PEER, --limits");
+	/* Line by line into the log: a soak-size run takes many minutes. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	ctx = vm_open_dev(opt.dev);
 	if (!ctx)
 		die(2, "cannot open %s", opt.dev);
@@ -363,6 +365,8 @@ int main(int argc, char **argv)
 			die(1, "reg_mr %d of %d: %s", i, opt.mrs, strerror(errno));
 		mmi[i].addr = htobe64((uintptr_t)mr[i]->addr);
 		mmi[i].rkey = htonl(mr[i]->rkey);
+		if (i % 16384 == 16383)
+			printf("load: %d MRs\n", i + 1);
 	}
 	smr = ibv_reg_mr(pd, sbuf, (size_t)opt.qps * (WSIZE + SSIZE),
 			 IBV_ACCESS_LOCAL_WRITE);
@@ -461,6 +465,7 @@ int main(int argc, char **argv)
 			bytes += (uint64_t)opt.qps * (WSIZE + SSIZE);
 			xfer(false, &c, sizeof(c));
 		}
+		printf("load: round %d of %d done\n", r + 1, opt.rounds);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	for (i = 0; i < opt.qps; i++)
