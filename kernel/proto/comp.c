@@ -86,6 +86,7 @@ void sroce_comp_arm(struct sroce_qp *qp, u64 now)
 	}
 	qp->req.timer_on = true;
 	qp->req.sent = false;
+	qp->req.resp_sent = false;
 	qp->req.ack_deadline = now + t;
 }
 
@@ -357,10 +358,13 @@ void sroce_comp_timeout(struct sroce_qp *qp, u64 now)
 	 * (the retransmission of the last timeout, typically): the peer had
 	 * nothing new to answer, so this is no evidence of loss.  Wait one
 	 * more period rather than spend a retry, a bounded number of times,
-	 * so that a wedged netdev still ends in RETRY_EXC_ERR.
+	 * so that a wedged netdev still ends in RETRY_EXC_ERR.  Unbounded if
+	 * our responder sent meanwhile: not wedged, just owed answers first.
 	 */
-	if (qp->req.refused && !qp->req.sent && qp->req.stall_left) {
-		qp->req.stall_left--;
+	if (qp->req.refused && !qp->req.sent &&
+	    (qp->req.resp_sent || qp->req.stall_left)) {
+		if (!qp->req.resp_sent)
+			qp->req.stall_left--;
 		qp->stats.tx_stalls++;
 		sroce_comp_arm(qp, now);
 		return;

@@ -95,7 +95,9 @@
  * Local ACK timeouts that expire while ops->emit has refused every packet
  * since the timer started are not retries (the peer was sent nothing to
  * answer); at most this many in a row, so that a TX queue that never
- * drains still ends the QP with RETRY_EXC_ERR.
+ * drains still ends the QP with RETRY_EXC_ERR.  A period in which the
+ * QP's responder sent is not counted: the queue drains, into answers
+ * owed to the peer, which go first.
  */
 #define SROCE_TX_STALL_MAX	16
 
@@ -529,6 +531,7 @@ struct sroce_qp {
 		bool timer_on;
 		bool refused;	/* ops->emit refused the last packet tried */
 		bool sent;	/* a packet left since the ACK timer started */
+		bool resp_sent;	/* ... or one of our responder's did */
 		u64 rnr_deadline;
 		u64 ack_deadline;
 		bool stopped;	/* a WQE with an error blocks further sends */

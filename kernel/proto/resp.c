@@ -640,6 +640,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		h.atmack = r->orig;
 		if (sroce_qp_emit(qp, tp, &h))
 			return -1;
+		qp->req.resp_sent = true;
 		r->pending = 0;
 		return 0;
 	}
@@ -669,6 +670,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	}
 	if (sroce_qp_emit(qp, tp, &h))
 		return -1;
+	qp->req.resp_sent = true;
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
 	r->va += len;
 	r->resid -= len;

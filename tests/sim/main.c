@@ -206,6 +206,8 @@ static const struct {
 	{ "mix", 10 },
 	/* resp.c: replayed READ/atomic resources count against new ones */
 	{ "mix", 9 },
+	/* comp.c: a READ response stream starved its own QP's requester */
+	{ "backpressure", 1796136419 },
 };
 
 static void summary(const char *what)

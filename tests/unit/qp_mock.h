@@ -67,6 +67,8 @@ struct mock {
 	struct mock_frame *pkt;
 	u32 npkt;
 	u32 emit_fail;		/* refuse this many emits */
+	bool rationed;		/* ... and if set, accept only emit_room */
+	u32 emit_room;
 	u32 events[32];
 	u32 atomics;
 	u32 invalidated;
@@ -136,6 +138,10 @@ static int mock_emit(void *ctx, const struct sroce_tx_pkt *p)
 		m->emit_fail--;
 		return SROCE_EAGAIN;
 	}
+	if (m->rationed && !m->emit_room)
+		return SROCE_EAGAIN;
+	if (m->rationed)
+		m->emit_room--;
 	ck_assert_uint_lt(m->npkt, MOCK_PKTS);
 	f = &m->pkt[m->npkt++];
 	ck_assert_uint_le(p->hdr_len + p->paylen + p->pad + 4, MOCK_FRAME);

@@ -1055,6 +1055,72 @@ START_TEST(test_refused_ack_is_owed)
 END_TEST
 
 /*
+ * A long READ answer refills B's TX queue each time it drains, so B's own
+ * requester is refused at every try while the responder sends.  That is
+ * B serving its peer, not a wedged netdev: the timeouts spend neither
+ * retries nor the stall allowance, and once the answer is out the SEND
+ * is retransmitted and completes (found by make soak: RETRY_EXC_ERR with
+ * nothing lost).
+ */
+START_TEST(test_own_responses_starve_no_retry)
+{
+	struct pair p;
+	struct sroce_send_wqe rd = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 96 * MTU);
+	struct sroce_send_wqe sd = mock_wqe(SROCE_WR_SEND, 2, RVA, 8);
+	u64 now = 0;
+	u32 i, periods = SROCE_TX_STALL_MAX + 8;
+
+	pair_new(&p, SROCE_QPT_RC);
+	fill(p.b, RVA, 96 * MTU, 3);
+	mock_post_recv(p.a, 7, VA + 96 * MTU, 64);
+	mock_post_send(p.b, &sd);
+	sroce_qp_kick(&p.b->qp, 100, now);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	p.cb = 1;			/* the SEND is lost */
+	rd.rdma.remote_addr = RVA;
+	rd.rdma.rkey = 0x100;
+	mock_post_send(p.a, &rd);
+	sroce_qp_kick(&p.a->qp, 100, now);
+	p.b->rationed = true;
+	p.b->emit_room = 2;
+	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, now), SROCE_DROP_NONE);
+	ck_assert_uint_eq(p.b->npkt, 3);
+	/* The first timeout is real: the SEND went out and was not answered. */
+	now = sroce_qp_next_deadline(&p.b->qp);
+	sroce_qp_on_deadline(&p.b->qp, now);
+	ck_assert_uint_eq(p.b->qp.stats.timeouts, 1);
+	for (i = 0; i < periods; i++) {
+		p.b->emit_room = 2;
+		sroce_qp_kick(&p.b->qp, 100, now);
+		ck_assert(p.b->qp.req.refused);
+		now = sroce_qp_next_deadline(&p.b->qp);
+		ck_assert_uint_ne(now, U64_MAX);
+		sroce_qp_on_deadline(&p.b->qp, now);
+	}
+	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_RTS);
+	ck_assert_uint_eq(p.b->qp.stats.timeouts, 1);
+	ck_assert_uint_eq(p.b->qp.stats.tx_stalls, periods);
+	ck_assert_uint_eq(p.b->qp.req.stall_left, SROCE_TX_STALL_MAX);
+	ck_assert_uint_eq(p.b->npkt, 3 + 2 * periods);
+	/* Room again: the rest of the answer, then the SEND. */
+	p.b->rationed = false;
+	sroce_qp_kick(&p.b->qp, 200, now);
+	ck_assert_uint_eq(p.b->npkt, 96 + 2);
+	ck_assert_uint_eq(mock_opcode(p.b, 97), SROCE_OPC(RC, SEND_ONLY));
+	mock_pump(p.b, &p.cb, p.a, now + 1);
+	ck_assert_uint_eq(p.a->ncqe, 2);
+	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(p.a->mem + 0x1000, p.b->mem + 0x40000,
+				96 * MTU), 0);
+	sroce_qp_kick(&p.a->qp, 100, now + 2);
+	mock_pump(p.a, &p.ca, p.b, now + 3);
+	ck_assert_uint_eq(p.b->ncqe, 1);
+	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_SUCCESS);
+	pair_free(&p);
+}
+END_TEST
+
+/*
  * A duplicate READ accepted while its rkey was valid, whose answer waits
  * for TX room while the requester, which already has the data, frees the
  * buffer: the answer is dropped, as for a duplicate whose rkey is invalid
@@ -1110,6 +1176,7 @@ Suite *resp_suite(void)
 	tcase_add_test(tc, test_responses_not_overtaken);
 	tcase_add_test(tc, test_dup_read_does_not_eat_resources);
 	tcase_add_test(tc, test_refused_ack_is_owed);
+	tcase_add_test(tc, test_own_responses_starve_no_retry);
 	tcase_add_test(tc, test_dup_read_of_freed_mr_is_dropped);
 	tcase_add_test(tc, test_atomic_replay_cache);
 	tcase_add_test(tc, test_cancelled_atomic_answer_kept);
