@@ -168,7 +168,10 @@ static const struct mix check_mix[] = {
 	{ "corrupt",	0,	0,	0,	20000,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
 	{ "rnr",	10000,	0,	0,	0,	100000,	0,	64 << 10, ALL, 3000, 8, 0 },
 	{ "mix",	20000,	20000,	10000,	10000,	0,	20000,	64 << 10, ALL, 3000, 8, 0 },
-	/* Long local TX stalls, no loss: no retry may be spent on them. */
+	/*
+	 * Long TX stalls, no loss: a QP's own stalls may spend no retry;
+	 * its peer's, as long as an ACK timeout, look like loss to it.
+	 */
 	{ "backpressure", 0,	0,	0,	0,	0,	20000,	64 << 10, ALL, 2000, 8,
 	  12000 },
 };

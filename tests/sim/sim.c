@@ -52,6 +52,8 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		s->st.emit_busy++;
 		sq->tx_busy_until = s->now + span / 11 +
 				    sroce_rng_below(&s->erng, span - span / 11);
+		s->qp[!sq->side][sq->idx].peer_busy_ns +=
+			sq->tx_busy_until - s->now;
 		memset(&e, 0, sizeof(e));
 		e.t = sq->tx_busy_until;
 		e.type = SIM_EV_KICK;

@@ -46,6 +46,7 @@ struct sim_qp {
 	bool broken;		/* pair legitimately failed (loss) */
 	u64 tx_busy_until;	/* emit() refuses until then */
 	u64 lost_since_ok;	/* frames of this pair lost since progress */
+	u64 peer_busy_ns;	/* ... and time the peer could not send */
 };
 
 struct sim;

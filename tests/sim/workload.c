@@ -638,6 +638,22 @@ static const char *const wr_name[] = {
 	"FETCH_ADD", "?", "?", "SEND_INV",
 };
 
+/*
+ * ACK timeouts' worth of time since @sq's last progress in which its
+ * peer's TX queue refused everything: no answer could leave, so to the
+ * requester each such period is a lost answer, as on a dead wire.
+ */
+static u64 peer_stalled(struct sim *s, struct sim_qp *sq)
+{
+	struct sim_qp *peer = &s->qp[!sq->side][sq->idx];
+	u64 busy = sq->peer_busy_ns;
+	u64 ahead = peer->tx_busy_until > s->now ?
+		    peer->tx_busy_until - s->now : 0;	/* not yet spent */
+
+	busy = busy > ahead ? busy - ahead : 0;
+	return busy / sroce_ack_timeout_ns(s->o.timeout);
+}
+
 /* A pair failed legitimately (or by a scenario): stop it, flush both. */
 static void break_pair(struct sim *s, struct sim_qp *sq)
 {
@@ -676,7 +692,8 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 				sim_fail(s, "flow %s seq %u: status %u after the pair failed",
 					 fname(fl), m->seq, status);
 		} else if (status == SROCE_WC_RETRY_EXC_ERR &&
-			   fl->src->lost_since_ok >= s->o.retry_cnt) {
+			   fl->src->lost_since_ok + peer_stalled(s, fl->src) >=
+			   s->o.retry_cnt) {
 			/*
 			 * retry_cnt + 1 transmissions, each lost (or its
 			 * answer).  The first may have gone out, and been lost,
@@ -686,10 +703,12 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 			s->st.retry_exc_legit++;
 			break_pair(s, fl->src);
 		} else {
-			sim_fail(s, "flow %s seq %u %s len %u: status %u (lost since progress %llu)%s",
+			sim_fail(s,
+				 "flow %s seq %u %s len %u: status %u (lost since progress %llu, peer busy %llu us)%s",
 				 fname(fl), m->seq, wr_name[m->op], m->len,
 				 status,
 				 (unsigned long long)fl->src->lost_since_ok,
+				 (unsigned long long)fl->src->peer_busy_ns / 1000,
 				 status == SROCE_WC_WR_FLUSH_ERR ?
 				 "; the QP left RTS as a responder (--trace shows why)" :
 				 "");
@@ -708,6 +727,7 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 			 fname(fl), m->seq, wr_name[m->op], c->byte_len,
 			 m->len);
 	fl->src->lost_since_ok = 0;
+	fl->src->peer_busy_ns = 0;
 	s->st.msgs++;
 	s->st.bytes += m->len;
 	if (fl->type != SROCE_QPT_RC)
