@@ -102,6 +102,22 @@ static void xfer(bool out, void *buf, size_t len)
 	}
 }
 
+/*
+ * Both sides send their table, then read the other's.  The server sends
+ * first and the client reads first: each sending first deadlocked once
+ * the tables outgrew the socket buffers (65,536 MRs are 1 MiB a side).
+ */
+static void swap(void *mine, void *theirs, size_t len)
+{
+	if (opt.server) {
+		xfer(true, mine, len);
+		xfer(false, theirs, len);
+	} else {
+		xfer(false, theirs, len);
+		xfer(true, mine, len);
+	}
+}
+
 static void ctl_connect(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
@@ -393,12 +409,9 @@ int main(int argc, char **argv)
 	       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 
 	ctl_connect();
-	xfer(true, &gid, sizeof(gid));
-	xfer(false, &rgid, sizeof(rgid));
-	xfer(true, mine, opt.qps * sizeof(*mine));
-	xfer(false, theirs, opt.qps * sizeof(*theirs));
-	xfer(true, mmi, opt.mrs * sizeof(*mmi));
-	xfer(false, tmi, opt.mrs * sizeof(*tmi));
+	swap(&gid, &rgid, sizeof(gid));
+	swap(mine, theirs, opt.qps * sizeof(*mine));
+	swap(mmi, tmi, opt.mrs * sizeof(*mmi));
 	for (i = 0; i < opt.qps; i++)
 		if (to_rts(qp[i], ntohl(theirs[i].qpn), ntohl(mine[i].psn),
 			   ntohl(mine[i].psn), &rgid))
