@@ -132,7 +132,15 @@ if is_b; then
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	[[ -e $T/peer.ready ]] || { cat "$SROCE_OUT/retry-active.out" >&2; fail "first WRITE never completed"; }
+	if [[ ! -e $T/peer.ready ]]; then
+		cat "$SROCE_OUT/retry-active.out" >&2
+		# Which recovery ran, and what was dropped: nonzero counters.
+		rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 |
+			sed 's/^/  counters: /' >&2
+		echo >&2
+		sroce_put retry-done failed
+		fail "first WRITE never completed"
+	fi
 	r0=$(rel_ctr retransmits)
 	wire loss 100%
 	: >"$T/peer.go"
@@ -141,10 +149,18 @@ if is_b; then
 	wire_clean
 	sed 's/^/  retry: /' "$SROCE_OUT/retry-active.out"
 	((rc == 0)) || fail "retry budget: no IBV_WC_RETRY_EXC_ERR (rc=$rc)"
-	log "retry budget: RETRY_EXC_ERR after $(($(rel_ctr retransmits) - r0)) retransmissions"
+	# retry_cnt 3 (reltarget): the WRITE went out 1 + 3 times.
+	n=$(($(rel_ctr retransmits) - r0))
+	((n == 3)) || fail "retry budget: $n retransmissions before RETRY_EXC_ERR, not 3"
+	log "retry budget: RETRY_EXC_ERR after $n retransmissions"
 	sroce_put retry-done yes
 else
-	sroce_get retry-done 120 >/dev/null
+	verdict=$(sroce_get retry-done 120)
+	if [[ $verdict != yes ]]; then
+		rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 |
+			sed 's/^/  counters: /' >&2
+		echo >&2
+	fi
 	kill -TERM "$pid"
 	wait "$pid" || fail "retry: the passive side's protected memory changed"
 fi

@@ -163,8 +163,13 @@ static void rc_connect(int i, uint32_t dqpn, uint32_t rq_psn, uint32_t sq_psn)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = sq_psn;
-	/* 4.096 us << 10 = 4 ms per try, 3 retries: exhaustion is quick. */
-	a.timeout = 10;
+	/*
+	 * 4.096 us << 14 = 67 ms per try, 3 retries: exhaustion still takes
+	 * well under a second, and the WRITE before the cut has 268 ms.  At
+	 * 4 ms a try it once ran out in 20 ms (make soak, 6.12), where a
+	 * TCG guest's first round trip on a quiet path took longer.
+	 */
+	a.timeout = 14;
 	a.retry_cnt = 3;
 	a.rnr_retry = 3;
 	a.max_rd_atomic = 4;
