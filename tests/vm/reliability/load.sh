@@ -25,14 +25,21 @@ depth=${REL_LIMIT_DEPTH:-4096}
 # The pair's time limit: make soak's 65,536 MRs a side take minutes.
 secs=${REL_LOAD_SECS:-600}
 limit_secs=3000
+# The ACK timeout (IBA encoding) of the pair's QPs.  Every client QP
+# posts at once, so the last packet of a round waits behind all the
+# others in both guests' queues; the timer runs from the post.  When
+# that wait passes the timeout, every QP retransmits and the wire
+# collapses: make soak's 4,000 QPs at 16 (268 ms) ran out of retries on
+# 6.1.  The soak sets 20 (4.3 s).
+qp_timeout=${REL_LOAD_TIMEOUT:-${SROCE_QP_TIMEOUT:-16}}
 
 out=$SROCE_OUT/load.out
 if is_a; then
 	"$prog" -s -d "$DEV" -g "$G4" -p 18901 --qps "$qps" --mrs "$mrs" --rounds "$rounds" \
-		--qp-timeout "${SROCE_QP_TIMEOUT:-16}" >"$out" 2>&1 &
+		--qp-timeout "$qp_timeout" >"$out" 2>&1 &
 else
 	"$prog" -c "$SROCE_PEER" -d "$DEV" -g "$G4" -p 18901 --qps "$qps" --mrs "$mrs" \
-		--rounds "$rounds" --qp-timeout "${SROCE_QP_TIMEOUT:-16}" >"$out" 2>&1 &
+		--rounds "$rounds" --qp-timeout "$qp_timeout" >"$out" 2>&1 &
 fi
 pid=$!
 for ((i = 0; i < secs * 10; i++)); do
