@@ -51,9 +51,7 @@ rc=0
 wait "$pid" || rc=$?
 sed 's/^/  /' "$out"
 if ((rc != 0)); then
-	# Which recovery ran: the device's counters, nonzero ones only.
-	rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 | sed 's/^/  counters: /'
-	echo
+	rel_ctrs_show
 	fail "load exited with $rc"
 fi
 log "$(grep '^load: .* ok: ' "$out")"

@@ -134,10 +134,7 @@ if is_b; then
 	done
 	if [[ ! -e $T/peer.ready ]]; then
 		cat "$SROCE_OUT/retry-active.out" >&2
-		# Which recovery ran, and what was dropped: nonzero counters.
-		rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 |
-			sed 's/^/  counters: /' >&2
-		echo >&2
+		rel_ctrs_show
 		sroce_put retry-done failed
 		fail "first WRITE never completed"
 	fi
@@ -156,11 +153,7 @@ if is_b; then
 	sroce_put retry-done yes
 else
 	verdict=$(sroce_get retry-done 120)
-	if [[ $verdict != yes ]]; then
-		rel_ctrs | awk -F= '$2 != 0' | tr '\n' ' ' | fold -w 160 |
-			sed 's/^/  counters: /' >&2
-		echo >&2
-	fi
+	[[ $verdict == yes ]] || rel_ctrs_show
 	kill -TERM "$pid"
 	wait "$pid" || fail "retry: the passive side's protected memory changed"
 fi
