@@ -162,9 +162,12 @@ static int __init sroce_init(void)
 	int err;
 
 	sroce_counters_module_init();
-	err = sroce_mr_module_init();
+	err = sroce_crc_module_init();
 	if (err)
 		return err;
+	err = sroce_mr_module_init();
+	if (err)
+		goto err_crc;
 	err = sroce_qp_module_init();
 	if (err)
 		goto err_mr;
@@ -183,6 +186,8 @@ err_qp:
 	sroce_qp_module_exit();
 err_mr:
 	sroce_mr_module_exit();
+err_crc:
+	sroce_crc_module_exit();
 	return err;
 }
 
@@ -197,6 +202,7 @@ static void __exit sroce_exit(void)
 	sroce_tx_room_exit();
 	sroce_qp_module_exit();
 	sroce_mr_module_exit();
+	sroce_crc_module_exit();
 }
 
 module_init(sroce_init);

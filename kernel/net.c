@@ -50,10 +50,10 @@ static struct socket *sroce_sock6;	/* NULL if IPv6 is disabled */
 
 /* ---- Receive ---- */
 
-/* crc32_le over skb fragments for __skb_checksum(): CRC-32 is linear. */
+/* The ICRC over skb fragments for __skb_checksum(): CRC-32 is linear. */
 static __wsum sroce_crc_update(const void *p, int len, __wsum crc)
 {
-	return (__force __wsum)crc32_le((__force u32)crc, p, len);
+	return (__force __wsum)sroce_crc32((__force u32)crc, p, len);
 }
 
 static __wsum sroce_crc_combine(__wsum crc, __wsum crc2, int off, int len)
@@ -248,7 +248,7 @@ static int sroce_fill_chunk(void *priv, void *kaddr, u32 len)
 	struct sroce_fill_state *st = priv;
 
 	/* CRC the copy, not the source: user memory may change under us. */
-	st->crc = crc32_le(st->crc, skb_put_data(st->skb, kaddr, len), len);
+	st->crc = sroce_crc32(st->crc, skb_put_data(st->skb, kaddr, len), len);
 	return 0;
 }
 
@@ -264,7 +264,7 @@ static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
 	int i, err;
 
 	st.crc = sroce_icrc_begin(skb_network_header(skb), v6);
-	st.crc = crc32_le(st.crc, skb_tail_pointer(skb) - pkt->hdr_len +
+	st.crc = sroce_crc32(st.crc, skb_tail_pointer(skb) - pkt->hdr_len +
 			  SROCE_BTH_LEN, pkt->hdr_len - SROCE_BTH_LEN);
 	if (pkt->inline_data) {
 		sroce_fill_chunk(&st, (void *)pkt->inline_data, pkt->paylen);

@@ -504,6 +504,10 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
 
+/* crc.c: sroce_crc32() (proto/os.h), accelerated if the CPU can. */
+int sroce_crc_module_init(void);
+void sroce_crc_module_exit(void);
+
 /* tx_room.c: packets of ours below us in the stack, per QP and device. */
 struct sroce_txdev;
 struct sroce_txq;

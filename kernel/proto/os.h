@@ -12,13 +12,12 @@
 #include <linux/string.h>
 #include <linux/compiler.h>
 #include <linux/limits.h>
-#include <linux/crc32.h>
 
-/* crc32_le: reflected CRC-32 (poly 0xedb88320), no pre/post inversion. */
-static inline u32 sroce_crc32(u32 crc, const void *p, size_t len)
-{
-	return crc32_le(crc, p, len);
-}
+/*
+ * crc32_le()'s function: reflected CRC-32 (poly 0xedb88320), no pre/post
+ * inversion; kernel/crc.c, accelerated where the CPU can.
+ */
+u32 sroce_crc32(u32 crc, const void *p, size_t len);
 #else
 #include <stdint.h>
 #include <stddef.h>
