@@ -101,6 +101,25 @@ sroce_ctr() {
 		tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
 }
 
+# sroce_ctrs [DEV]: every counter of port 1 of DEV (default SROCE_DEV) as
+# NAME=VALUE lines, from sysfs hw_counters (what "rdma statistic" shows;
+# sroce's and rxe's names differ).
+sroce_ctrs() {
+	local f v
+	for f in "/sys/class/infiniband/${1:-$SROCE_DEV}/ports/1/hw_counters"/*; do
+		[[ $f == */lifespan ]] && continue
+		read -r v <"$f" || continue
+		echo "${f##*/}=$v"
+	done
+}
+
+# sroce_ctr_delta BEFORE AFTER: of two sroce_ctrs files, the counters that
+# moved, "NAME +N" a line.
+sroce_ctr_delta() {
+	awk -F= 'NR == FNR { b[$1] = $2; next }
+		$2 != b[$1] { printf "%s +%d\n", $1, $2 - b[$1] }' "$1" "$2"
+}
+
 # sroce_gid_index DEV ADDR [TYPE]: print the GID table index of ADDR on
 # port 1 of DEV (IPv4 as dotted quad, IPv6 in any form), default type
 # "RoCE v2".  Only the first 16 entries are read: under emulation reading

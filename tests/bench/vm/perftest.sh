@@ -7,7 +7,7 @@
 # the QEMU processes' CPU time at each mark) and one line per case to
 # $SROCE_OUT/results:  CASE STATUS BYTES BW_MBps MPPS LAT_US
 # Each guest also leaves $SROCE_OUT/CASE.ctrs: the device counters that
-# moved during the case, with how much (retransmits, RNR NAKs, drops...).
+# moved during the case, "NAME +N" (sroce_ctr_delta, tests/vm/lib.sh).
 # A case is NAME:TOOL:SIZE:QPS:LOSS, e.g. write_bw_64k:ib_write_bw:65536:1:0.
 . "$SROCE_TOP/tests/vm/lib.sh"
 
@@ -45,13 +45,6 @@ stats() {
 	rdma resource show qp 2>&1 | head -40
 }
 
-# ctrs: the device's counters, "name value" a line (sroce's and rxe's
-# names differ; both print them here).
-ctrs() {
-	rdma statistic show link "$SROCE_DEV/1" 2>/dev/null |
-		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
-}
-
 for c in ${SROCE_BENCH_CASES:?}; do
 	IFS=: read -r name tool size qps loss <<<"$c"
 	port=$((port + 1))
@@ -63,7 +56,7 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
-	ctrs >"$SROCE_OUT/$name.ctr0"
+	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr0"
 	sroce_barrier "case.$name"
 	if is_a; then
 		timeout $((secs + 60)) "$tool" "${args[@]}" >"$SROCE_OUT/$name.log" 2>&1 ||
@@ -88,9 +81,9 @@ for c in ${SROCE_BENCH_CASES:?}; do
 		fi
 		sroce_barrier "done.$name"
 	fi
-	ctrs | awk 'NR == FNR { a[$1] = $2; next } $2 != a[$1] { print $1, $2 - a[$1] }' \
-		"$SROCE_OUT/$name.ctr0" - >"$SROCE_OUT/$name.ctrs"
-	rm -f "$SROCE_OUT/$name.ctr0"
+	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr1"
+	sroce_ctr_delta "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1" >"$SROCE_OUT/$name.ctrs"
+	rm -f "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1"
 done
 tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 exit 0
