@@ -77,7 +77,7 @@ declare -A FILL=()
 # case's index; a check below makes sure that is still 0x50.
 if is_b; then
 	start_target cases --expect-write 0x50
-	rel_ctrs >"$T/before"
+	sroce_ctrs "$DEV" >"$T/before"
 else
 	ping -c 1 -W 5 "$SROCE_PEER" >/dev/null || fail "cannot ping $SROCE_PEER"
 	# shellcheck disable=SC1090 # reltarget's info: shell assignments
@@ -114,8 +114,8 @@ sroce_barrier cases-sent
 if is_b; then
 	# Wait for the counters to settle (softirq, then the QPs' work).
 	for ((i = 0; i < 100; i++)); do
-		rel_ctrs >"$T/after"
-		rel_ctr_delta "$T/before" "$T/after" >"$T/delta"
+		sroce_ctrs "$DEV" >"$T/after"
+		sroce_ctr_delta "$T/before" "$T/after" >"$T/delta"
 		ok=1
 		for c in "${!WANT[@]}"; do
 			got=$(awk -v c="$c" '$1 == c { print $2 + 0 }' "$T/delta")
@@ -125,8 +125,8 @@ if is_b; then
 		sleep 0.1
 	done
 	sleep 0.5
-	rel_ctrs >"$T/after"
-	rel_ctr_delta "$T/before" "$T/after" | tee "$T/delta" | sed 's/^/  cases: counter /'
+	sroce_ctrs "$DEV" >"$T/after"
+	sroce_ctr_delta "$T/before" "$T/after" | tee "$T/delta" | sed 's/^/  cases: counter /'
 	for c in "${!WANT[@]}"; do
 		got=$(awk -v c="$c" '$1 == c { print $2 + 0 }' "$T/delta")
 		if [[ $c == rx_packets ]]; then
@@ -190,14 +190,14 @@ if is_b; then
 		fail "the integrity client never named its QPs"
 	[[ $avoid =~ ^[0-9]+(,[0-9]+)+$ ]] || fail "integrity QPNs '$avoid'"
 	sroce_put avoid "$avoid"
-	rel_ctrs >"$T/before"
+	sroce_ctrs "$DEV" >"$T/before"
 	sroce_barrier fuzz-start
 	sroce_barrier fuzz-sent 600
 	sleep 2
-	rel_ctrs >"$T/after"
-	rel_ctr_delta "$T/before" "$T/after" | sed 's/^/  fuzz: counter /'
-	drops=$(rel_ctr_delta "$T/before" "$T/after" | awk '$1 ~ /^rx_drop_/ { s += $2 } END { print s + 0 }')
-	icrc=$(rel_ctr_delta "$T/before" "$T/after" | awk '$1 == "rx_drop_bad_icrc" { print $2 + 0 }')
+	sroce_ctrs "$DEV" >"$T/after"
+	sroce_ctr_delta "$T/before" "$T/after" | sed 's/^/  fuzz: counter /'
+	drops=$(sroce_ctr_delta "$T/before" "$T/after" | awk '$1 ~ /^rx_drop_/ { s += $2 } END { print s + 0 }')
+	icrc=$(sroce_ctr_delta "$T/before" "$T/after" | awk '$1 == "rx_drop_bad_icrc" { print $2 + 0 }')
 	log "fuzz: $drops packets dropped and counted by reason, ${icrc:-0} for the ICRC"
 	# A tenth of the packets keep a stale ICRC, and most of the rest
 	# break a header rule: far fewer drops means packets vanished uncounted.

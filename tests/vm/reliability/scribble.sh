@@ -33,7 +33,7 @@ if is_b; then
 	seed=$((seed + 1000))
 fi
 sroce_barrier scribble-start
-rel_ctrs >"$T/before"
+sroce_ctrs "$DEV" >"$T/before"
 rc=0
 "$prog" -d "$DEV" -g "$G4" --pairs "$pairs" --iters "$iters" --seed "$seed" \
 	>"$SROCE_OUT/scribble.out" 2>&1 || rc=$?
@@ -43,9 +43,9 @@ kill -0 "$REL_INTEGRITY_PID" 2>/dev/null && running="integrity still running" ||
 	running="integrity finished first"
 line=$(grep '^scribble: .*: ok$' "$SROCE_OUT/scribble.out") || fail "scribble: no success line"
 rel_integrity_wait scribble-integrity
-rel_ctrs >"$T/after"
-rel_ctr_delta "$T/before" "$T/after" | sed 's/^/  counter /'
-errs=$(rel_ctr_delta "$T/before" "$T/after" | awk '$1 == "ring_errors" { print $2 + 0 }')
+sroce_ctrs "$DEV" >"$T/after"
+sroce_ctr_delta "$T/before" "$T/after" | sed 's/^/  counter /'
+errs=$(sroce_ctr_delta "$T/before" "$T/after" | awk '$1 == "ring_errors" { print $2 + 0 }')
 # Scribbled indices are refused at least once per index-mode pair.
 ((${errs:-0} > 0)) || fail "ring_errors did not move: the scribbling never reached the kernel"
 log "${line#scribble: }; ring_errors +$errs; $running"
