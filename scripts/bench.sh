@@ -8,7 +8,9 @@
 #   scripts/bench.sh --report DIR	the table again from DIR's runs
 #
 # SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%, space separated) replaces
-# the case list, e.g. for a before/after figure of one change.
+# the case list, e.g. for a before/after figure of one change;
+# SROCE_BENCH_PARAMS (NAME=VALUE, space separated) sets writable sroce
+# module parameters in the guests first (zcopy=0: copy every payload).
 # Each round boots the guest pair once per driver (the order alternates
 # between rounds so that drift on this shared machine hits both) and runs
 # every case (tests/bench/vm/perftest.sh).  While a case runs, this script
@@ -33,6 +35,8 @@ while (($#)); do
 	shift
 done
 out=${out:-$top/build/bench/$(date +%Y%m%d-%H%M%S)}
+# Absolute: the CPU sampling finds the QEMU processes by this path.
+out=$(realpath -m "$out")
 mkdir -p "$out"
 
 # NAME:TOOL:SIZE:QPS:LOSS%
@@ -54,7 +58,7 @@ write_bw_64k_loss1:ib_write_bw:65536:1:1"
 if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
 elif ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
 export SROCE_BENCH_CASES=$(echo $cases)
-export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS"
+export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS SROCE_BENCH_PARAMS"
 
 # Sum of utime+stime (clock ticks) of the QEMU processes of run dir $1.
 qemu_ticks() {

@@ -12,6 +12,15 @@
 . "$SROCE_TOP/tests/vm/lib.sh"
 
 secs=${SROCE_BENCH_SECS:-3}
+# SROCE_BENCH_PARAMS="NAME=VALUE ...": sroce module parameters (writable
+# ones) set before the cases, for a before/after figure of one switch.
+if [[ $SROCE_DRIVER == sroce ]]; then
+	for kv in ${SROCE_BENCH_PARAMS:-}; do
+		echo "${kv#*=}" >"/sys/module/sroce/parameters/${kv%%=*}" ||
+			fail "cannot set sroce parameter $kv"
+		log "sroce ${kv%%=*}=$(cat "/sys/module/sroce/parameters/${kv%%=*}")"
+	done
+fi
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no GID for $SROCE_ADDR"
 port=18500
 : >"$SROCE_OUT/marks"
