@@ -44,6 +44,7 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_RING_ERRORS]	= "ring_errors",
 	[SROCE_CTR_CQ_OVERFLOWS] = "cq_overflows",
 	[SROCE_CTR_TX_ROOM_WAITS] = "tx_room_waits",
+	[SROCE_CTR_TX_ZCOPY]	= "tx_zcopy_packets",
 };
 
 static const char * const sroce_qp_stat_names[] = {

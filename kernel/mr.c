@@ -576,6 +576,37 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 	return 0;
 }
 
+int sroce_mem_pages(const struct sroce_mem_ref *ref, u32 off, u32 len,
+		    struct sroce_page_run *runs, int max)
+{
+	const struct sroce_mr *mr = ref->mr;
+	u64 pos, idx;
+	u32 in, chunk;
+	int n = 0;
+
+	if (off > ref->len || len > ref->len - off)
+		return 0;
+	/* DMA and fast-reg MRs hold kernel addresses, not pinned pages. */
+	if (mr->dma || mr->st.fast || !mr->pages)
+		return 0;
+	pos = mr->page_offset + (ref->va - mr->iova) + off;
+	idx = pos >> PAGE_SHIFT;
+	in = offset_in_page(pos);
+	while (len) {
+		if (n == max || idx >= mr->npages)
+			return 0;
+		chunk = min_t(u32, len, PAGE_SIZE - in);
+		runs[n].page = mr->pages[idx];
+		runs[n].off = in;
+		runs[n].len = chunk;
+		n++;
+		len -= chunk;
+		in = 0;
+		idx++;
+	}
+	return n;
+}
+
 static int sroce_copy_to_chunk(void *priv, void *kaddr, u32 len)
 {
 	const u8 **src = priv;

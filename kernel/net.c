@@ -2,8 +2,9 @@
 /*
  * RoCEv2 on the wire: the UDP tunnel sockets on port 4791, the receive
  * path (device lookup, ICRC, parse, hand-off to the QP) and the transmit
- * path (route, skb build with the payload copied and the ICRC folded in,
- * IP output).  Documentation/net.rst explains every wire choice.
+ * path (route, skb build with the payload copied or attached as page
+ * fragments and the ICRC computed over it, IP output).
+ * Documentation/net.rst explains every wire choice.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -253,19 +254,123 @@ static int sroce_fill_chunk(void *priv, void *kaddr, u32 len)
 }
 
 /*
+ * Zero-copy transmit (Documentation/performance.rst, "Zero-copy
+ * transmit"): the payload of an RC SEND or WRITE from a user MR goes out
+ * as fragments of the MR's pinned pages, each holding a page reference
+ * until the driver frees the skb, and the ICRC is computed over the pages
+ * in place.  The application may not change them before the completion,
+ * which waits for the peer's ACK of packets that passed its ICRC check.
+ * Not READ responses: that memory is the peer's application's to change
+ * at any time, and a change between our CRC and the NIC's read would
+ * fail every retry.  Not UD or UC: they complete before the NIC reads.
+ */
+#define SROCE_ZC_MIN		256	/* below this a copy costs less */
+#define SROCE_ZC_RUNS		8	/* pages; more goes the copy way */
+
+static bool zcopy = true;
+module_param(zcopy, bool, 0644);
+MODULE_PARM_DESC(zcopy, "Send RC SEND/WRITE payloads from user MRs as page fragments, without copying them");
+
+struct sroce_zc {
+	int n;				/* 0: copy the payload */
+	struct sroce_page_run run[SROCE_ZC_RUNS];
+};
+
+static void sroce_zc_plan(const struct sroce_tx_pkt *pkt, struct sroce_zc *zc)
+{
+	const struct sroce_opinfo *oi = sroce_opinfo(pkt->opcode);
+	int i, n;
+
+	zc->n = 0;
+	if (!READ_ONCE(zcopy) || pkt->inline_data ||
+	    pkt->paylen < SROCE_ZC_MIN || !oi ||
+	    (pkt->opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC ||
+	    !(oi->flags & SROCE_OPF_REQ) ||
+	    !(oi->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+		return;
+	for (i = 0, n = 0; i < pkt->nseg; i++) {
+		int k = sroce_mem_pages(&pkt->seg[i].ref, pkt->seg[i].off,
+					pkt->seg[i].len, zc->run + n,
+					SROCE_ZC_RUNS - n);
+
+		if (!k)
+			return;
+		n += k;
+	}
+	/* Slab or refcount-free pages must not be handed to a driver. */
+	for (i = 0; i < n; i++)
+		if (!sendpage_ok(zc->run[i].page))
+			return;
+	zc->n = n;
+}
+
+/* Attach the planned pages as fragments, folding them into the ICRC. */
+static u32 sroce_fill_pages(struct sk_buff *skb, const struct sroce_zc *zc,
+			    u32 crc)
+{
+	int i;
+
+	for (i = 0; i < zc->n; i++) {
+		const struct sroce_page_run *r = &zc->run[i];
+		void *kaddr = kmap_local_page(r->page);
+
+		crc = sroce_crc32(crc, kaddr + r->off, r->len);
+		kunmap_local(kaddr);
+		get_page(r->page);
+		skb_fill_page_desc(skb, i, r->page, r->off, r->len);
+		skb->len += r->len;
+		skb->data_len += r->len;
+		skb->truesize += r->len;
+	}
+	return crc;
+}
+
+/*
+ * Pad and ICRC after page fragments: one more fragment, from the per-CPU
+ * page fragment cache.
+ */
+static u8 *sroce_fill_tail(struct sk_buff *skb, u32 len)
+{
+	struct page *page;
+	u8 *p;
+
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return NULL;
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   p - (u8 *)page_address(page), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return p;
+}
+
+/*
  * Append BTH.., payload, pad and ICRC to @skb, whose network and transport
  * headers are already final, and the ICRC-covered IP/UDP/BTH contiguous.
  */
 static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
-		      bool v6)
+		      const struct sroce_zc *zc, bool v6)
 {
 	struct sroce_fill_state st = { .skb = skb };
 	static const u8 zero[4];
+	u8 *tail;
 	int i, err;
 
 	st.crc = sroce_icrc_begin(skb_network_header(skb), v6);
 	st.crc = sroce_crc32(st.crc, skb_tail_pointer(skb) - pkt->hdr_len +
 			  SROCE_BTH_LEN, pkt->hdr_len - SROCE_BTH_LEN);
+	if (zc->n) {
+		st.crc = sroce_fill_pages(skb, zc, st.crc);
+		tail = sroce_fill_tail(skb, pkt->pad + SROCE_ICRC_LEN);
+		if (!tail)
+			return -ENOMEM;
+		memset(tail, 0, pkt->pad);
+		st.crc = sroce_crc32(st.crc, tail, pkt->pad);
+		sroce_icrc_put(tail + pkt->pad, sroce_icrc_final(st.crc));
+		return 0;
+	}
 	if (pkt->inline_data) {
 		sroce_fill_chunk(&st, (void *)pkt->inline_data, pkt->paylen);
 	} else {
@@ -286,13 +391,14 @@ static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
 static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
 				       struct sroce_txq *txq,
 				       const struct sroce_tx_pkt *pkt,
-				       u32 roce_len)
+				       const struct sroce_zc *zc, u32 roce_len)
 {
 	u32 hroom = LL_RESERVED_SPACE(dst->dev) + l3len + SROCE_UDP_HLEN;
+	u32 linear = zc->n ? pkt->hdr_len : roce_len;
 	struct sk_buff *skb;
 	struct udphdr *uh;
 
-	skb = alloc_skb(hroom + roce_len + dst->dev->needed_tailroom,
+	skb = alloc_skb(hroom + linear + dst->dev->needed_tailroom,
 			GFP_ATOMIC);
 	if (!skb)
 		return NULL;
@@ -315,7 +421,8 @@ static struct sk_buff *sroce_alloc_skb(struct dst_entry *dst, u32 l3len,
  * the TX retry time, instead of a go-back-N round trip later.  Loss that
  * a qdisc models (netem's loss) reports success.
  */
-static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len)
+static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len,
+			   const struct sroce_zc *zc)
 {
 	err = net_xmit_eval(err);
 	if (err) {
@@ -324,12 +431,29 @@ static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len)
 	}
 	sroce_count(sdev, SROCE_CTR_TX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CTR_TX_BYTES, roce_len);
+	if (zc->n)
+		sroce_count(sdev, SROCE_CTR_TX_ZCOPY, 1);
+	return 0;
+}
+
+/*
+ * No memory for the tail fragment: refused like a failed skb allocation.
+ * Unreadable payload memory: dropped, the requester's timer recovers.
+ */
+static int sroce_fill_failed(struct sroce_dev *sdev, int err)
+{
+	if (err == -ENOMEM) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
+		return -ENOBUFS;
+	}
+	sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
 	return 0;
 }
 
 static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
-		       const struct sroce_tx_pkt *pkt, u32 roce_len)
+		       const struct sroce_tx_pkt *pkt,
+		       const struct sroce_zc *zc, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl4 = {
@@ -342,13 +466,15 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	struct sk_buff *skb;
 	struct rtable *rt;
 	struct iphdr *iph;
+	int err;
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
 	}
-	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, roce_len);
+	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, zc,
+			      roce_len);
 	if (!skb) {
 		ip_rt_put(rt);
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
@@ -371,11 +497,11 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	iph->saddr = fl4.saddr;
 	iph->daddr = fl4.daddr;
 
-	if (sroce_fill(skb, pkt, false)) {
+	err = sroce_fill(skb, pkt, zc, false);
+	if (err) {
 		ip_rt_put(rt);
 		kfree_skb(skb);
-		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
-		return 0;
+		return sroce_fill_failed(sdev, err);
 	}
 
 	/* IPv4 UDP checksum 0: the ICRC protects the packet end to end. */
@@ -384,13 +510,15 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
-	return sroce_xmit_done(sdev, ip_local_out(net, NULL, skb), roce_len);
+	return sroce_xmit_done(sdev, ip_local_out(net, NULL, skb), roce_len,
+			       zc);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
-		       const struct sroce_tx_pkt *pkt, u32 roce_len)
+		       const struct sroce_tx_pkt *pkt,
+		       const struct sroce_zc *zc, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	__be32 label = htonl(av->flow_label) & IPV6_FLOWLABEL_MASK;
@@ -405,6 +533,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct sk_buff *skb;
+	int err;
 
 	/* Link-local GIDs (the default fe80:: one) need the interface. */
 	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
@@ -414,7 +543,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
 	}
-	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, roce_len);
+	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, zc, roce_len);
 	if (!skb) {
 		dst_release(dst);
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
@@ -432,11 +561,11 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	ip6h->saddr = fl6.saddr;
 	ip6h->daddr = fl6.daddr;
 
-	if (sroce_fill(skb, pkt, true)) {
+	err = sroce_fill(skb, pkt, zc, true);
+	if (err) {
 		dst_release(dst);
 		kfree_skb(skb);
-		sroce_count(sdev, SROCE_CTR_TX_DROPPED, 1);
-		return 0;
+		return sroce_fill_failed(sdev, err);
 	}
 
 	/*
@@ -452,7 +581,8 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IPV6);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
-	return sroce_xmit_done(sdev, ip6_local_out(net, NULL, skb), roce_len);
+	return sroce_xmit_done(sdev, ip6_local_out(net, NULL, skb), roce_len,
+			       zc);
 }
 #endif
 
@@ -461,15 +591,17 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   const struct sroce_tx_pkt *pkt)
 {
 	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
+	struct sroce_zc zc;
 
 	if (!sroce_txq_admit(txq))
 		return -EAGAIN;
 
+	sroce_zc_plan(pkt, &zc);
 	if (av->family == AF_INET)
-		return sroce_xmit4(sdev, txq, av, src_port, pkt, roce_len);
+		return sroce_xmit4(sdev, txq, av, src_port, pkt, &zc, roce_len);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->family == AF_INET6)
-		return sroce_xmit6(sdev, txq, av, src_port, pkt, roce_len);
+		return sroce_xmit6(sdev, txq, av, src_port, pkt, &zc, roce_len);
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 	return 0;

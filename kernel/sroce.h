@@ -52,6 +52,7 @@ enum sroce_ctr {
 	SROCE_CTR_RING_ERRORS,	/* a user QP/SRQ ring was impossible: errored */
 	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
 	SROCE_CTR_TX_ROOM_WAITS, /* a QP stopped for TX room (tx_room.c) */
+	SROCE_CTR_TX_ZCOPY,	/* sent with the payload as page fragments */
 	SROCE_CTR_MAX
 };
 
@@ -283,6 +284,20 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 		       int (*fn)(void *priv, void *kaddr, u32 len),
 		       void *priv);
+/* A run of bytes within one page. */
+struct sroce_page_run {
+	struct page	*page;
+	u32		off;
+	u32		len;
+};
+
+/*
+ * The pages behind the range, in order, into @runs (at most @max).
+ * Returns how many, or 0 if the memory is not page-backed (DMA and
+ * fast-registered MRs) or needs more than @max runs.
+ */
+int sroce_mem_pages(const struct sroce_mem_ref *ref, u32 off, u32 len,
+		    struct sroce_page_run *runs, int max);
 int sroce_mem_copy_to(const struct sroce_mem_ref *ref, u32 off,
 		      const void *src, u32 len);
 int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,

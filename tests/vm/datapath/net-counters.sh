@@ -6,6 +6,8 @@
 # dropped by reason (rx_drop_*), exactly.  Then with 5 % loss on both
 # egresses: the RC QPs must have recovered (retransmits, timeouts or NAKs
 # counted), and the counts survive the QPs, which are gone when read.
+# The clean half also checks zero-copy transmit: its packets are counted
+# and pass the peer's ICRC check.
 #
 # The lossy half runs tests/vm/verbs/integrity.c, not ibv_rc_pingpong.
 # The pingpong server exits as soon as its own last SEND is acknowledged;
@@ -45,6 +47,14 @@ log "no loss: sent $tx, received $rx + dropped $drop; peer sent $ptx"
 (($(sum "$SROCE_OUT/c1" '^tx_(no_route|dropped|no_mem)$') ==
   $(sum "$SROCE_OUT/c0" '^tx_(no_route|dropped|no_mem)$'))) ||
 	fail "transmit errors counted: before $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c0" | tr '\n' ' '), after $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c1" | tr '\n' ' ')"
+# Each 4500-byte SEND is five packets of at least 256 payload bytes from a
+# user MR: all go out as page fragments (net.c, zero-copy transmit), and
+# the peer's ICRC check passed every one of them (the sum above).
+zc=$(($(sum "$SROCE_OUT/c1" '^tx_zcopy_packets$') - $(sum "$SROCE_OUT/c0" '^tx_zcopy_packets$')))
+bad=$(($(sum "$SROCE_OUT/c1" '^rx_drop_bad_icrc$') - $(sum "$SROCE_OUT/c0" '^rx_drop_bad_icrc$')))
+log "no loss: $zc packets sent as page fragments, $bad bad ICRCs received"
+((zc >= 500)) || fail "only $zc of 100 x 5 SEND packets sent as page fragments (zcopy=$(cat /sys/module/sroce/parameters/zcopy))"
+((bad == 0)) || fail "$bad packets dropped here for a bad ICRC"
 sroce_barrier clean.checked
 
 prog=$VERBS/integrity
