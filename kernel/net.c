@@ -322,6 +322,11 @@ static u32 sroce_fill_pages(struct sk_buff *skb, const struct sroce_zc *zc,
 		skb->data_len += r->len;
 		skb->truesize += r->len;
 	}
+	/*
+	 * User pages: whatever would write into the fragments or checksum
+	 * them (ESP in place, a software checksum) must copy them first.
+	 */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 	return crc;
 }
 
