@@ -318,9 +318,7 @@ static u32 sroce_fill_pages(struct sk_buff *skb, const struct sroce_zc *zc,
 		kunmap_local(kaddr);
 		get_page(r->page);
 		skb_fill_page_desc(skb, i, r->page, r->off, r->len);
-		skb->len += r->len;
-		skb->data_len += r->len;
-		skb->truesize += r->len;
+		skb_len_add(skb, r->len);
 	}
 	/*
 	 * User pages: whatever would write into the fragments or checksum
@@ -345,9 +343,7 @@ static u8 *sroce_fill_tail(struct sk_buff *skb, u32 len)
 	page = virt_to_head_page(p);
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   p - (u8 *)page_address(page), len);
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
+	skb_len_add(skb, len);
 	return p;
 }
 
