@@ -80,6 +80,7 @@ if [[ $driver == sroce && ! -f $ko ]]; then
 	echo "demo: $ko is missing: build the module first (make module)" >&2
 	exit 1
 fi
+mkdir -p "$top/build/vm"
 run=$top/build/vm/demo-$(date +%Y%m%d-%H%M%S)
 echo "demo: booting two guests on $kver with $driver (about half a minute under emulation)"
 rc=0
