@@ -80,8 +80,11 @@ if [[ $driver == sroce && ! -f $ko ]]; then
 	echo "demo: $ko is missing: build the module first (make module)" >&2
 	exit 1
 fi
-mkdir -p "$top/build/vm"
-run=$top/build/vm/demo-$(date +%Y%m%d-%H%M%S)
+# SROCE_DEMO_DIR: where the run goes (make check names one that does not
+# exist yet, so a demo that forgets to create its directories fails there).
+dir=${SROCE_DEMO_DIR:-$top/build/vm}
+mkdir -p "$dir"
+run=$dir/demo-$(date +%Y%m%d-%H%M%S)
 echo "demo: booting two guests on $kver with $driver (about half a minute under emulation)"
 rc=0
 "$top/tools/sroce-vm" --kernel "$kernel" --driver "$driver" --out "$run" \
