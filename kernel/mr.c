@@ -4,8 +4,9 @@
  * through them: key lookup and checks, copies and 8-byte atomics.
  *
  * A key is (index in sdev->mrs << 8) | key byte; lkey == rkey.  The index
- * is allocated cyclically and the key byte advances on every registration,
- * so a key kept past its deregistration does not name the next MR.  A
+ * is allocated cyclically from a random start, so a key kept past its
+ * deregistration does not name the next MR, and the key byte is random,
+ * so a key cannot be guessed from the keys seen before it.  A
  * fast-reg MR keeps its index; the consumer picks a new key byte for each
  * IB_WR_REG_MR (ib_update_fast_reg_key), and the key and state checks of
  * proto/mr_state.c refuse the old one.
@@ -30,13 +31,14 @@
 #include "sroce.h"
 
 /* 24 bits of index above the key byte; 0 is never handed out. */
-#define SROCE_MR_INDEX_LIMIT	XA_LIMIT(1, (1u << 24) - 1)
+#define SROCE_MR_INDEX_LIMIT	XA_LIMIT(1, SROCE_MR_INDEX_MAX)
 
 /* The access bits sroce enforces; others are accepted and ignored. */
 #define SROCE_MR_ACCESS_MASK	(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 IB_ACCESS_MW_BIND)
 #define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
@@ -45,6 +47,7 @@ static_assert((int)SROCE_ACCESS_LOCAL_WRITE == (int)IB_ACCESS_LOCAL_WRITE);
 static_assert((int)SROCE_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE);
 static_assert((int)SROCE_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ);
 static_assert((int)SROCE_ACCESS_REMOTE_ATOMIC == (int)IB_ACCESS_REMOTE_ATOMIC);
+static_assert((int)SROCE_ACCESS_MW_BIND == (int)IB_ACCESS_MW_BIND);
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
@@ -80,7 +83,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 				 &sdev->mr_next, GFP_KERNEL);
 	if (err < 0)
 		return err;
-	key = (u8)atomic_inc_return(&sdev->mr_gen);
+	key = sroce_key_byte();
 	mr->ibmr.lkey = idx << 8 | key;
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	sroce_mr_st_init(&mr->st, mr->ibmr.lkey, access, fast);

@@ -77,12 +77,12 @@ static int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return err;
 	/* Reserve the index among the MRs' (NULL: no MR lookup finds it). */
 	err = xa_alloc_cyclic_bh(&sdev->mrs, &idx, NULL,
-				 XA_LIMIT(1, (1u << 24) - 1), &sdev->mr_next,
+				 XA_LIMIT(1, SROCE_MR_INDEX_MAX), &sdev->mr_next,
 				 GFP_KERNEL);
 	if (err < 0)
 		goto err_obj;
 	mw->state = SROCE_MW_FREE;
-	mw->key = idx << 8 | (u8)atomic_inc_return(&sdev->mr_gen);
+	mw->key = idx << 8 | sroce_key_byte();
 	ibmw->rkey = mw->key;
 	err = xa_insert_bh(&sdev->mws, idx, mw, GFP_KERNEL);
 	if (err)
@@ -139,8 +139,13 @@ u8 sroce_mw_bind(struct sroce_kqp *kqp, const struct sroce_send_wqe *wr)
 {
 	struct sroce_dev *sdev = kqp->sdev;
 	u32 access = wr->bind.access & SROCE_MW_REMOTE;
-	u32 need = access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) ?
-		   IB_ACCESS_LOCAL_WRITE : 0;
+	/*
+	 * The MR must allow binding (IBV_ACCESS_MW_BIND), and local write
+	 * for a window that grants remote write or atomics.
+	 */
+	u32 need = IB_ACCESS_MW_BIND |
+		   (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) ?
+		    IB_ACCESS_LOCAL_WRITE : 0);
 	struct sroce_mem_ref ref = {};
 	struct sroce_mw *mw;
 	u8 status = SROCE_WC_MW_BIND_ERR;
@@ -163,7 +168,7 @@ u8 sroce_mw_bind(struct sroce_kqp *kqp, const struct sroce_send_wqe *wr)
 		status = 0;
 		goto out;
 	}
-	/* The MR: valid key, this PD, the range inside it, local write. */
+	/* The MR: valid key, this PD, the range inside it, the rights. */
 	if (sroce_mem_access(sdev, kqp->ibqp.pd, wr->bind.mr_lkey, false,
 			     wr->bind.addr, wr->bind.length, need, &ref) ||
 	    !ref.mr)

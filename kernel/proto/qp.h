@@ -146,6 +146,7 @@ enum sroce_access {		/* ib_access_flags */
 	SROCE_ACCESS_REMOTE_WRITE	= 1 << 1,
 	SROCE_ACCESS_REMOTE_READ	= 1 << 2,
 	SROCE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+	SROCE_ACCESS_MW_BIND		= 1 << 4,	/* windows may be bound */
 };
 
 /*

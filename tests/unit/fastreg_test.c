@@ -98,6 +98,22 @@ START_TEST(test_st_rules)
 	ck_assert_int_eq(sroce_mr_st_reg(&st, 0x1235, RW), SROCE_MR_E_TYPE);
 	ck_assert_int_eq(sroce_mr_st_inv(&st, 0x1234), SROCE_MR_E_TYPE);
 	ck_assert_int_eq(st.state, SROCE_MR_VALID);
+
+	/* Binding a window needs the MR's own MW_BIND right. */
+	ck_assert_int_eq(sroce_mr_st_check(&st, 0x1234, false,
+					   SROCE_ACCESS_MW_BIND),
+			 SROCE_MR_E_ACCESS);
+	sroce_mr_st_init(&st, 0x1234, RW | SROCE_ACCESS_MW_BIND, false);
+	ck_assert_int_eq(sroce_mr_st_check(&st, 0x1234, false,
+					   SROCE_ACCESS_MW_BIND),
+			 SROCE_MR_OK);
+	sroce_mr_st_init(&st, FR_KEY(1), 0, true);
+	ck_assert_int_eq(sroce_mr_st_reg(&st, FR_KEY(1),
+					 SROCE_ACCESS_REMOTE_READ |
+					 SROCE_ACCESS_MW_BIND), SROCE_MR_OK);
+	ck_assert_int_eq(sroce_mr_st_check(&st, FR_KEY(1), false,
+					   SROCE_ACCESS_MW_BIND),
+			 SROCE_MR_OK);
 }
 END_TEST
 

@@ -15,8 +15,10 @@
  * (not granted by the window although the MR allows it) fails; LOCAL_INV
  * invalidates and a WRITE then fails; rebound with a new key, SEND with
  * Invalidate from the peer invalidates it (the receive reports the rkey)
- * and a WRITE then fails.  Output ends with "mw: N passed, M failed";
- * "remote access errors: N" counts the accesses refused as expected.
+ * and a WRITE then fails.  An MR registered without IBV_ACCESS_MW_BIND
+ * takes no window of either type (MW_BIND_ERR).  Output ends with
+ * "mw: N passed, M failed"; "remote access errors: N" counts the accesses
+ * refused as expected.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -338,6 +340,54 @@ static void type2(void)
 	CHECK("dealloc_mw type 2 (bound)", !ibv_dealloc_mw(mw));
 }
 
+/*
+ * An MR registered without IBV_ACCESS_MW_BIND takes no window of either
+ * type, even one that asks for less than the MR grants.
+ */
+static void no_bind_right(void)
+{
+	struct ibv_mr *plain = ibv_reg_mr(pd, buf, 4 * PG,
+					  IBV_ACCESS_LOCAL_WRITE |
+					  IBV_ACCESS_REMOTE_WRITE |
+					  IBV_ACCESS_REMOTE_READ);
+	struct ibv_mw_bind b = {
+		.wr_id = 9, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = plain, .addr = (uintptr_t)buf,
+			       .length = PG,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_mr *keep = mr;
+	struct ibv_mw *mw1, *mw2;
+	enum ibv_wc_opcode op;
+	struct ibv_wc wc;
+	struct pair p;
+	int st;
+
+	CHECK("reg_mr without MW_BIND", plain != NULL);
+	if (!plain)
+		return;
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	CHECK("pair 7", mw1 && mw2 && pair_open(&p));
+	st = mw1 && !ibv_bind_mw(p.s, mw1, &b) ? wait_wc(&p, &wc) : -1;
+	CHECK("type 1 bind to an MR without MW_BIND: MW_BIND_ERR",
+	      st == IBV_WC_MW_BIND_ERR);
+	pair_close(&p);
+	CHECK("pair 8", pair_open(&p));
+	mr = plain;	/* s_local binds over the global mr */
+	st = mw2 ? s_local(&p, mw2, ibv_inc_rkey(mw2->rkey), buf, PG,
+			   IBV_ACCESS_REMOTE_READ, &op) : -1;
+	mr = keep;
+	CHECK("type 2 bind to an MR without MW_BIND: MW_BIND_ERR",
+	      st == IBV_WC_MW_BIND_ERR);
+	pair_close(&p);
+	CHECK("dereg_mr of the MR no window took", !ibv_dereg_mr(plain));
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr da;
@@ -364,6 +414,7 @@ int main(int argc, char **argv)
 	memset(buf, 0, 4 * PG);
 	type1();
 	type2();
+	no_bind_right();
 	CHECK("dereg_mr once no window is bound", !ibv_dereg_mr(mr));
 	CHECK("teardown", !ibv_dealloc_pd(pd) && !ibv_close_device(ctx));
 	printf("remote access errors: %d\n", rem_access_errors);
