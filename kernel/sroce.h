@@ -9,6 +9,7 @@
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -90,12 +91,11 @@ struct sroce_dev {
 	struct xarray		mws;
 	/* mw.c: window state and sroce_mr.nmw */
 	spinlock_t		mw_lock;
-	/* qp.c: where the cyclic QPN allocation continues. */
+	/* qp.c: where the cyclic QPN allocation continues (random start). */
 	u32			qp_next;
 
-	/* mr.c: next MR index to try, and the key byte generation. */
+	/* mr.c: next MR index to try (mw.c shares the index space). */
 	u32			mr_next;
-	atomic_t		mr_gen;
 	/* ah.c: next ah_num to try. */
 	u32			ah_next;
 	/*
@@ -229,6 +229,17 @@ static inline void *sroce_ring_elem(const struct sroce_ring *r, u32 idx)
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+/*
+ * MR and MW keys are (index << 8) | key byte.  The byte is random, so an
+ * rkey cannot be guessed from the ones seen before it.
+ */
+#define SROCE_MR_INDEX_MAX	((1u << 24) - 1)
+
+static inline u8 sroce_key_byte(void)
+{
+	return (u8)get_random_u32();
 }
 
 /*
