@@ -47,6 +47,9 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 	}
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* QP1 is ib_mad's: a process gets no GSI QP of its own. */
+	if (udata && init->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 	if (init->srq && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
