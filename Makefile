@@ -21,7 +21,7 @@ help:
 	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests (all)'
 	@echo 'make module      sroce.ko for each of KERNELS, in build/kernel/<release>/'
 	@echo 'make tools       sroce-dump, sroce-inject and icrc-check, in build/tools/'
-	@echo 'make tests-build the unit-test binary'
+	@echo 'make tests-build the unit-test and simulator binaries'
 	@echo 'make check       deps, build, lint, then every test (unit, provider, sim, fuzz, VM on each kernel)'
 	@echo 'make check-unit  Check unit tests of the protocol core (ASan + UBSan)'
 	@echo 'make check-sim   the simulator: seeded lossy workloads and error-path scenarios'
