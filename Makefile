@@ -18,15 +18,26 @@ all: module provider tools tests-build
 
 help:
 	@echo 'make deps        install packages and the pinned rdma-core source (root)'
-	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests'
-	@echo 'make check       deps + build + every test (unit, sim, fuzz, VM on each kernel)'
+	@echo 'make             build sroce.ko for $(KERNELS), the provider, tools, tests (all)'
+	@echo 'make module      sroce.ko for each of KERNELS, in build/kernel/<release>/'
+	@echo 'make tools       sroce-dump, sroce-inject and icrc-check, in build/tools/'
+	@echo 'make tests-build the unit-test and simulator binaries'
+	@echo 'make check       deps, build, lint, then every test (unit, provider, sim, fuzz, VM on each kernel)'
+	@echo 'make check-unit  Check unit tests of the protocol core (ASan + UBSan)'
+	@echo 'make check-sim   the simulator: seeded lossy workloads and error-path scenarios'
+	@echo 'make check-fuzz  a short pass of every libFuzzer harness (CHECK_FUZZ_SECONDS, 25, shared)'
+	@echo 'make check-vm    the VM test groups on each of KERNELS (SROCE_VM_GROUPS="g ..." picks groups)'
 	@echo 'make check-debug data path + reliability on a KASAN/lockdep/kmemleak guest kernel'
 	@echo 'make demo        two QEMU guests talking over sroce'
 	@echo 'make bench       perftest, sroce vs rdma_rxe in one run (BENCH_ARGS=--quick)'
 	@echo 'make bench-core  instructions per packet of the protocol core'
 	@echo 'make soak        simulator with fresh seeds, full-size lossy and rxe VM runs'
+	@echo 'make fuzz        every libFuzzer harness for FUZZ_SECONDS (600) each'
+	@echo 'make coverage    line coverage of kernel/proto/*.c from the unit tests and the simulator'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
 	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
+	@echo 'make clean       remove build/kernel, build/tests and build/tools'
+	@echo 'make help        this list'
 
 deps:
 	@scripts/deps.sh

@@ -30,7 +30,7 @@ echo "check-debug: ${#scripts[@]} scripts on $rel"
 # The debug guest under TCG moves perhaps a tenth of what a stock one
 # does, and far less beside another guest pair: perftest's default ACK
 # timeout (14: 67 ms) then measures the emulator, and a READ at 5 % loss
-# ran out of retries (stop 15).  This lane is for KASAN, lockdep and
+# ran out of retries.  This lane is for KASAN, lockdep and
 # kmemleak, so perftest, load and integrity get 18 (1.07 s); the loss
 # recovery runs the same code, only with more patience.
 export SROCE_QP_TIMEOUT=${SROCE_QP_TIMEOUT:-18}

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Static checks for the kernel module:
-#   checkpatch --strict (from Debian's linux-source-6.1) on every kernel/
-#   source file, and sparse (make C=2) against each kernel's headers.
-# Usage: scripts/lint.sh [FILE...]   (default: kernel/*.[ch] kernel/uapi/*.h)
+# Static checks:
+#   the documentation against the code (scripts/doc-check.py, and its own
+#   test, scripts/doc-check-selftest.sh), checkpatch --strict (from
+#   Debian's linux-source-6.1) on every kernel/ source file, and sparse
+#   (make C=2) against each kernel's headers.
+# Usage: scripts/lint.sh [FILE...]   (default: kernel/*.[ch] kernel/uapi/*.h;
+#   given FILEs, checkpatch runs on those and the doc check is skipped)
 # Ends with "lint: N passed, M failed"; exits non-zero if anything failed.
 set -uo pipefail
 
@@ -18,11 +21,31 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok: $*"; }
 bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
 
+# A script printing "ok: ..." / "FAILED: ..." lines: each counts as one.
+counted() {
+	local out rc n
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$out"
+	n=$(grep -c '^ok: ' <<<"$out")
+	passed=$((passed + n))
+	n=$(grep -c '^FAILED: ' <<<"$out")
+	failed=$((failed + n))
+	if ((rc != 0 && n == 0)); then
+		bad "$* (exit $rc)"
+	fi
+}
+
+if ((!$#)); then
+	counted "$top/scripts/doc-check.py" "$top"
+	counted "$top/scripts/doc-check-selftest.sh"
+fi
+
 # checkpatch.pl wants spelling.txt and const_structs.checkpatch beside it.
 if [[ ! -f $cpdir/checkpatch.pl ]]; then
 	if [[ ! -f $tarball ]]; then
 		echo "lint: $tarball missing (apt-get install linux-source-6.1)" >&2
-		echo "lint: 0 passed, 1 failed"
+		echo "lint: $passed passed, $((failed + 1)) failed"
 		exit 1
 	fi
 	mkdir -p "$cpdir"
@@ -30,7 +53,7 @@ if [[ ! -f $cpdir/checkpatch.pl ]]; then
 		linux-source-6.1/scripts/checkpatch.pl \
 		linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch || {
-		echo "lint: 0 passed, 1 failed"
+		echo "lint: $passed passed, $((failed + 1)) failed"
 		exit 1
 	}
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Teardown under traffic (issue 6, item 4).  Perftest runs between the
+# Teardown under traffic.  Perftest runs between the
 # guests while one side pulls something out from under it:
 #
 #   kill-server   kill -9 of the receiving ib_send_bw mid-transfer: the
