@@ -38,6 +38,15 @@ static void sroce_gid_to_addr(const union ib_gid *gid, u8 family,
 		addr->v6 = *a;
 }
 
+/* The inverse: an IPv4 address becomes ::ffff:a.b.c.d. */
+void sroce_addr_to_gid(u8 family, const union sroce_addr *addr, u8 *gid)
+{
+	if (family == AF_INET)
+		ipv6_addr_set_v4mapped(addr->v4, (struct in6_addr *)gid);
+	else
+		memcpy(gid, &addr->v6, sizeof(addr->v6));
+}
+
 int sroce_av_from_attr(struct sroce_dev *sdev,
 		       const struct rdma_ah_attr *attr, struct sroce_av *av)
 {

@@ -148,6 +148,15 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
 	if (why)
 		return why;
+	if (v6) {
+		memcpy(pkt.sgid, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
+		memcpy(pkt.dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
+	} else {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
+				       (struct in6_addr *)pkt.sgid);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)pkt.dgid);
+	}
 
 	rx.skb = skb;
 	rx.payload_off = SROCE_UDP_HLEN + pkt.hdr_len;

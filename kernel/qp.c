@@ -289,6 +289,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return err;
 	}
 	sroce_kqp_attr_in(sdev, attr, mask, &a);
+	if (mask & IB_QP_AV) {
+		/* The core ties received packets to the path's two ends. */
+		sroce_addr_to_gid(av.family, &av.saddr, a.sgid);
+		sroce_addr_to_gid(av.family, &av.daddr, a.dgid);
+	}
 	cmask = mask;
 	/*
 	 * The GSI QP has no port attribute (ib_mad moves it to INIT with
@@ -330,11 +335,7 @@ static void sroce_kqp_av_out(const struct sroce_av *av,
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah, SROCE_PORT);
 	rdma_ah_set_sl(ah, av->sl);
-	if (av->family == AF_INET)
-		ipv6_addr_set_v4mapped(av->daddr.v4,
-				       (struct in6_addr *)dgid.raw);
-	else
-		memcpy(dgid.raw, &av->daddr.v6, sizeof(dgid.raw));
+	sroce_addr_to_gid(av->family, &av->daddr, dgid.raw);
 	rdma_ah_set_grh(ah, &dgid, av->flow_label, av->sgid_index,
 			av->hop_limit, av->tclass);
 	memcpy(ah->roce.dmac, av->dmac, ETH_ALEN);

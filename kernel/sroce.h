@@ -372,6 +372,7 @@ int sroce_av_from_attr(struct sroce_dev *sdev,
 		       const struct rdma_ah_attr *attr, struct sroce_av *av);
 int sroce_ah_get_av(struct sroce_dev *sdev, struct ib_pd *pd, u32 ah_num,
 		    struct sroce_av *av);
+void sroce_addr_to_gid(u8 family, const union sroce_addr *addr, u8 *gid);
 
 /*
  * srq.c: a shared receive queue, one ring in the RQ format.  Fields below

@@ -152,9 +152,9 @@ enum sroce_access {		/* ib_access_flags */
 /*
  * Attributes, as in ib_qp_attr.  @pkey is the P_Key value the caller read
  * from its table at @pkey_index: pass both whenever SROCE_QP_PKEY_INDEX is
- * in the mask (the core compares values, it has no table).  The address
- * vector (SROCE_QP_AV) and port are the caller's: the core only checks the
- * mask bits.
+ * in the mask (the core compares values, it has no table).  Of the address
+ * vector (SROCE_QP_AV) the core keeps only the path's two GIDs, to tie
+ * received RC and UC packets to it; the port is the caller's.
  */
 struct sroce_qp_attr {
 	enum sroce_qp_state qp_state;
@@ -176,6 +176,8 @@ struct sroce_qp_attr {
 	u32 sq_psn;
 	u32 dest_qp_num;
 	u32 qp_access_flags;	/* enum sroce_access */
+	u8 sgid[SROCE_GID_LEN];	/* AV: our end of the path */
+	u8 dgid[SROCE_GID_LEN];	/* AV: the peer's end */
 };
 
 /* Send work request opcodes: ib_uverbs_wr_opcode / ibv_wr_opcode. */

@@ -416,6 +416,10 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct sroce_qp_attr *a,
 		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
 	if (mask & SROCE_QP_DEST_QPN)
 		q->dest_qp_num = a->dest_qp_num;
+	if (mask & SROCE_QP_AV) {
+		memcpy(q->sgid, a->sgid, sizeof(q->sgid));
+		memcpy(q->dgid, a->dgid, sizeof(q->dgid));
+	}
 }
 
 /* Nothing started is still waiting for its completion. */
@@ -620,6 +624,15 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 	if ((bth->opcode & SROCE_TRANSPORT_MASK) != want)
 		return SROCE_DROP_WRONG_QP_TYPE;
+	/*
+	 * A connection's packets come from its peer to us and nowhere
+	 * else: a stranger who guessed the QPN, PSN and rkey still cannot
+	 * reach it from another address.
+	 */
+	if (qp->type != SROCE_QPT_UD &&
+	    (memcmp(pkt->sgid, qp->attr.dgid, SROCE_GID_LEN) ||
+	     memcmp(pkt->dgid, qp->attr.sgid, SROCE_GID_LEN)))
+		return SROCE_DROP_BAD_ADDR;
 	if (!sroce_pkey_match(bth->pkey, qp->attr.pkey))
 		return SROCE_DROP_BAD_PKEY;
 	if (qp->type == SROCE_QPT_UD && pkt->h.deth.qkey != qp->attr.qkey)

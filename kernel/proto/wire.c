@@ -180,6 +180,8 @@ enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt)
 
 	if (unlikely(len < SROCE_BTH_LEN + SROCE_ICRC_LEN))
 		return SROCE_DROP_TRUNCATED;
+	memset(pkt->sgid, 0, sizeof(pkt->sgid));
+	memset(pkt->dgid, 0, sizeof(pkt->dgid));
 	sroce_bth_get(buf, &pkt->h.bth);
 	if (unlikely(pkt->h.bth.tver != 0))
 		return SROCE_DROP_BAD_TVER;

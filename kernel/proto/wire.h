@@ -195,12 +195,21 @@ struct sroce_hdrs {
 	u32 feth;		/* FLUSH extended transport header */
 };
 
+/* A GID; an IPv4 address is held as ::ffff:a.b.c.d (RoCEv2). */
+#define SROCE_GID_LEN		16
+
 /* A decoded packet: headers plus where its payload lies. */
 struct sroce_pkt {
 	struct sroce_hdrs h;
 	const struct sroce_opinfo *op;
 	u16 hdr_len;	/* bytes from BTH start to payload */
 	u32 paylen;	/* payload bytes, excluding pad and ICRC */
+	/*
+	 * The IP source and destination as GIDs.  Zeroed by sroce_parse(),
+	 * filled by the caller, which alone sees the IP header.
+	 */
+	u8 sgid[SROCE_GID_LEN];
+	u8 dgid[SROCE_GID_LEN];
 };
 
 /*

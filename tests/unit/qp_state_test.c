@@ -352,6 +352,56 @@ START_TEST(test_rx_admission)
 }
 END_TEST
 
+/*
+ * An RC or UC packet must come from the AV's peer GID to its own; UD
+ * packets are checked by Q_Key only.
+ */
+START_TEST(test_rx_path)
+{
+	static const u8 peer[SROCE_GID_LEN] = {
+		[10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
+	static const u8 self[SROCE_GID_LEN] = {
+		[10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+	struct mock *a = mock_new(SROCE_QPT_RC, 1, false);
+	struct mock *b = mock_new(SROCE_QPT_RC, 2, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 10);
+	struct sroce_qp_attr at, q;
+	struct mock_payload pl;
+	struct sroce_pkt p;
+
+	mock_connect(a, 2);
+	mock_post_send(a, &w);
+	sroce_qp_kick(&a->qp, 10, 0);
+	mock_attr(&at, 1);
+	at.rq_psn = 100;	/* a's first PSN */
+	memcpy(at.sgid, self, sizeof(self));
+	memcpy(at.dgid, peer, sizeof(peer));
+	mock_connect_attr(b, &at);
+	sroce_qp_query(&b->qp, &q);
+	ck_assert_mem_eq(q.dgid, peer, sizeof(peer));
+	mock_post_recv(b, 1, VA, 100);
+	mock_parse(a, 0, &p, &pl);
+	/* sroce_parse() leaves the addresses to the caller, zeroed. */
+	ck_assert_int_eq(p.sgid[11] | p.dgid[11], 0);
+	ck_assert_int_eq(sroce_qp_rx(&b->qp, &p, &pl, 0), SROCE_DROP_BAD_ADDR);
+	/* From the peer, but to another of our addresses. */
+	memcpy(p.sgid, peer, sizeof(peer));
+	ck_assert_int_eq(sroce_qp_rx(&b->qp, &p, &pl, 0), SROCE_DROP_BAD_ADDR);
+	/* From a third address to us. */
+	memcpy(p.dgid, self, sizeof(self));
+	p.sgid[15] = 3;
+	ck_assert_int_eq(sroce_qp_rx(&b->qp, &p, &pl, 0), SROCE_DROP_BAD_ADDR);
+	ck_assert_uint_eq(b->ncqe, 0);
+	ck_assert_uint_eq(b->events[SROCE_EVENT_COMM_EST], 0);
+	/* From the peer to us: taken. */
+	p.sgid[15] = 2;
+	ck_assert_int_eq(sroce_qp_rx(&b->qp, &p, &pl, 0), SROCE_DROP_NONE);
+	ck_assert_uint_eq(b->ncqe, 1);
+	mock_free(a);
+	mock_free(b);
+}
+END_TEST
+
 START_TEST(test_timer_tables)
 {
 	ck_assert_uint_eq(sroce_ack_timeout_ns(0), U64_MAX);
@@ -384,6 +434,7 @@ Suite *qp_state_suite(void)
 	tcase_add_test(tc, test_flush_in_order);
 	tcase_add_test(tc, test_srq_last_wqe);
 	tcase_add_test(tc, test_rx_admission);
+	tcase_add_test(tc, test_rx_path);
 	tcase_add_test(tc, test_timer_tables);
 	suite_add_tcase(s, tc);
 	return s;

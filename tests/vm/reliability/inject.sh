@@ -104,6 +104,11 @@ run_case reth-oob access_naks_sent --qpn "${RC_QPN[5]:-0}" --psn "${RC_RPSN[5]:-
 run_case atomic-unaligned error_naks_sent --qpn "${RC_QPN[6]:-0}" --psn "${RC_RPSN[6]:-0}" "${rw[@]}"
 run_case atomic-ro access_naks_sent --qpn "${RC_QPN[7]:-0}" --psn "${RC_RPSN[7]:-0}" \
 	--va "${RO_VA:-0}" --rkey "${RO_RKEY:-0}"
+# A stranger: the aim is right (QPN, PSN, rkey), the IPv4 source is not
+# QP 0's peer.  Taken, the WRITE would spend the PSN of the control below.
+stranger=192.0.2.99
+run_case write rx_drop_bad_addr "${rc0[@]}" "${rw[@]}" -s $stranger
+run_case ack-unsent rx_drop_bad_addr --qpn "${RC_QPN[0]:-0}" --psn "${RC_SPSN[0]:-0}" -s $stranger
 # The controls: the aim is right, and QP 0 still expects the PSN it did
 # before every dropped case.
 run_case ud-send rx_packets --ud-qpn "${UD_QPN:-0}" --qkey "${QKEY:-0}"
