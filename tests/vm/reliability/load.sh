@@ -51,7 +51,7 @@ rc=0
 wait "$pid" || rc=$?
 sed 's/^/  /' "$out"
 if ((rc != 0)); then
-	rel_ctrs_show
+	sroce_ctrs_show load "$DEV"
 	fail "load exited with $rc"
 fi
 log "$(grep '^load: .* ok: ' "$out")"

@@ -45,8 +45,8 @@ line=$(grep '^scribble: .*: ok$' "$SROCE_OUT/scribble.out") || fail "scribble: n
 rel_integrity_wait scribble-integrity
 sroce_ctrs "$DEV" >"$T/after"
 sroce_ctr_delta "$T/before" "$T/after" | sed 's/^/  counter /'
-errs=$(sroce_ctr_delta "$T/before" "$T/after" | awk '$1 == "ring_errors" { print $2 + 0 }')
+errs=$(sroce_ctr_moved "$T/before" "$T/after" ring_errors)
 # Scribbled indices are refused at least once per index-mode pair.
-((${errs:-0} > 0)) || fail "ring_errors did not move: the scribbling never reached the kernel"
+((errs > 0)) || fail "ring_errors did not move: the scribbling never reached the kernel"
 log "${line#scribble: }; ring_errors +$errs; $running"
 sroce_barrier scribble-done
