@@ -18,6 +18,7 @@
 # sides have said over TCP that they are done, and checks every byte.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/pingpong.lib"
+. "$SROCE_TOP/tests/vm/datapath/integrity.lib"
 
 [[ $SROCE_DRIVER == sroce ]] || skip "sroce counters (driver is $SROCE_DRIVER)"
 trap 'rc=$?; tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true; (exit $rc); _dp_exit' EXIT
@@ -51,16 +52,9 @@ log "no loss: $zc packets sent as page fragments, $bad bad ICRCs received"
 ((bad == 0)) || fail "$bad packets dropped here for a bad ICRC"
 sroce_barrier clean.checked
 
-prog=$VERBS/integrity
-[[ -x $prog ]] || fail "$prog missing: run 'make provider'"
 tc qdisc add dev "$SROCE_IF" root netem loss 5%
-dp_pair cnt-loss 180 tcp:18901 \
-	"$prog -s -d $DEV -g $G4 -p 18901 --timeout 120" \
-	"$prog -c $SROCE_PEER -d $DEV -g $G4 -p 18901 --timeout 120 --seed 7 --qps 1 --ops 100 --bytes 256K --max-size 8K"
+integrity_pair cnt-loss 180 18901 4 --seed 7 --qps 1 --ops 100 --bytes 256K --max-size 8K
 tc qdisc del dev "$SROCE_IF" root
-out=$(dp_out cnt-loss)
-grep -q "^integrity: $(is_a && echo server || echo client) ok: " "$out" ||
-	{ cat "$out" >&2; fail "cnt-loss: no success line"; }
 sroce_ctrs "$DEV" >"$SROCE_OUT/c2"
 rec=$(sroce_ctr_moved "$SROCE_OUT/c1" "$SROCE_OUT/c2" 'retransmits|timeouts|seq_naks_rcvd|duplicate_requests')
 sroce_put loss "$rec"
