@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Hostile packets (issue 6, item 2).  Guest b runs reltarget (MRs with a
+# Hostile packets: a forged packet is dropped and counted by reason,
+# never acted on.  Guest b runs reltarget (MRs with a
 # known pattern, 8 RC QPs and a UD QP); guest a aims tools/sroce-inject's
 # crafted cases at them, one at a time.  After each case the counter the
 # case names must move on b.  Then reltarget checks that no byte it did

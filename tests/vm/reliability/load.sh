@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Load (issue 6, item 6).  tests/vm/verbs/load connects REL_LOAD_QPS
+# Load: many QPs and MRs work at once, and past its limits the device
+# refuses cleanly.  tests/vm/verbs/load connects REL_LOAD_QPS
 # (default 1000) RC QPs between the guests, each side with REL_LOAD_MRS
 # (default 4096) MRs of its own, and moves a WRITE and a SEND on every QP
 # per round, every byte checked by the server.  Then, in guest b alone,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A lossy wire (issue 6, item 1).  Both guests put netem on their NIC's
+# A lossy wire: every byte still arrives right, and the recovery is
+# counted.  Both guests put netem on their NIC's
 # egress and the integrity pair (every byte and completion checked on
 # both sides) runs across it: 1%, 5% and 20% loss, reordering,
 # duplication, corruption (which only the ICRC can catch: UDP checksums

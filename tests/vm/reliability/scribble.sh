@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A hostile local user (issue 6, item 3).  In both guests, while the
+# A hostile local user: what a process scribbles on the rings it shares
+# with the kernel hurts only its own QPs.  In both guests, while the
 # integrity pair runs between them on other QPs, tests/vm/verbs/scribble
 # overwrites the rings its own victim QPs share with the kernel: indices,
 # flag words, WQEs, CQEs, and (from a second thread) anything at all,
