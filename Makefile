@@ -91,7 +91,7 @@ bench-core:
 
 # The simulator with fresh seeds (SOAK_SECONDS), then the full-size VM
 # groups that make check runs bounded (SOAK_VM_GROUPS, SOAK_VM=0 skips).
-SOAK_VM_GROUPS ?= consumers-loss consumers-rxe reliability-soak
+SOAK_VM_GROUPS ?= consumers-loss consumers-rxe consumers-rxe-serves reliability-soak
 soak: deps
 	@$(MAKE) -s all
 	@$(MAKE) -s -C tests soak

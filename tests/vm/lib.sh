@@ -94,16 +94,33 @@ sroce_get() {
 	cat "$f"
 }
 
-# sroce_ctr NAME [DEV]: one counter of "rdma statistic show link DEV/1"
-# (default SROCE_DEV); prints nothing if the device has no such counter.
+# Device counters: the hw_counters of port 1 in sysfs, which are what
+# "rdma statistic show link DEV/1" shows (sroce's and rxe's names
+# differ).  Read them only through these; DEV defaults to SROCE_DEV.  The
+# kernel caches a device's counters for 10 ms between reads.
+#   sroce_ctr NAME [DEV]            the value; fails the test if DEV has
+#                                   no counter NAME
+#   sroce_ctrs [DEV]                every counter, NAME=VALUE lines: a
+#                                   snapshot to keep in a file
+#   sroce_ctr_delta BEFORE AFTER    of two snapshots, the counters that
+#                                   moved, "NAME +N" a line
+#   sroce_ctr_moved BEFORE AFTER ERE
+#                                   of two snapshots, how far the counters
+#                                   whose whole name matches ERE moved,
+#                                   summed (0 if none did)
+#   sroce_ctr_wait NAME MIN [SECS] [DEV]
+#                                   wait until NAME reaches MIN (default
+#                                   10 s, then return 1)
+#   sroce_ctrs_show [LABEL] [DEV]   the nonzero counters on stderr, folded
+#                                   and prefixed "  LABEL: counters: ",
+#                                   for a failure's log
 sroce_ctr() {
-	rdma statistic show link "${2:-$SROCE_DEV}/1" 2>/dev/null |
-		tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1
+	local v
+	read -r v 2>/dev/null <"/sys/class/infiniband/${2:-$SROCE_DEV}/ports/1/hw_counters/$1" ||
+		fail "${2:-$SROCE_DEV} has no counter $1"
+	echo "$v"
 }
 
-# sroce_ctrs [DEV]: every counter of port 1 of DEV (default SROCE_DEV) as
-# NAME=VALUE lines, from sysfs hw_counters (what "rdma statistic" shows;
-# sroce's and rxe's names differ).
 sroce_ctrs() {
 	local f v
 	for f in "/sys/class/infiniband/${1:-$SROCE_DEV}/ports/1/hw_counters"/*; do
@@ -113,11 +130,31 @@ sroce_ctrs() {
 	done
 }
 
-# sroce_ctr_delta BEFORE AFTER: of two sroce_ctrs files, the counters that
-# moved, "NAME +N" a line.
 sroce_ctr_delta() {
 	awk -F= 'NR == FNR { b[$1] = $2; next }
 		$2 != b[$1] { printf "%s +%d\n", $1, $2 - b[$1] }' "$1" "$2"
+}
+
+sroce_ctr_moved() {
+	sroce_ctr_delta "$1" "$2" |
+		awk -v re="^($3)\$" '$1 ~ re { s += $2 } END { print s + 0 }'
+}
+
+sroce_ctr_wait() {
+	local name=$1 min=$2 deadline=$((SECONDS + ${3:-10})) v
+	while :; do
+		# sroce_ctr has said why if it fails.
+		v=$(sroce_ctr "$name" "${4:-}") || exit 1
+		((v >= min)) && return 0
+		((SECONDS < deadline)) || return 1
+		sleep 0.1
+	done
+}
+
+sroce_ctrs_show() {
+	sroce_ctrs "${2:-}" | awk -F= '$2 != 0' | tr '\n' ' ' | fold -s -w 150 |
+		sed "s/^/  ${1:+$1: }counters: /" >&2
+	echo >&2
 }
 
 # sroce_gid_index DEV ADDR [TYPE]: print the GID table index of ADDR on

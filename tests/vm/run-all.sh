@@ -1,12 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-all.sh KERNEL...: the VM phase of `make check`.  For each kernel and
-# each group directory tests/vm/<group>/ holding *.sh tests, boot the two
-# guests once with the group's options (SROCE_VM_ARGS in
+# run-all.sh [--list] KERNEL...: the VM phase of `make check`.  For each
+# kernel and each group directory tests/vm/<group>/ holding *.sh tests,
+# boot the two guests once with the group's options (SROCE_VM_ARGS in
 # tests/vm/<group>/group.conf) and run the group's tests, sorted.  A group
 # that cannot boot (say, sroce.ko is not built) counts every one of its
-# tests as failed: nothing passes by not running.
+# tests as failed: nothing passes by not running.  --list prints each
+# group's tests as they would run, and boots nothing.
+#
+# Variants: the same scripts with other options, sizes or drivers are a
+# group whose directory holds only a group.conf setting SROCE_VM_TESTS,
+# the scripts to run instead of its own, as paths under tests/vm (globs
+# allowed, run in the order listed), e.g. SROCE_VM_TESTS="reliability/*.sh",
+# with its own SROCE_VM_ARGS (drivers, timeout) and SROCE_VM_ENV (sizes,
+# loss).  A name that matches no script counts as a failed test.
 #
 # SROCE_VM_GROUPS="g1 g2" limits the run to those groups ("selftest" is
 # tools/vm/selftest, run once on the first kernel).  A group whose
@@ -24,6 +32,8 @@ set -uo pipefail
 {
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/sroce-vm
+list=0
+[[ ${1:-} == --list ]] && { list=1; shift; }
 (($#)) || set -- 6.1 6.12
 
 passed=0 failed=0 skipped=0
@@ -33,11 +43,16 @@ for d in "$top"/tests/vm/*/; do
 	if [[ -n ${SROCE_VM_GROUPS:-} && " $SROCE_VM_GROUPS " != *" $g "* ]]; then
 		continue
 	fi
-	compgen -G "$d*.sh" >/dev/null && groups+=("$g")
+	# A variant has only its group.conf (SROCE_VM_TESTS).
+	if compgen -G "$d*.sh" >/dev/null ||
+		grep -qs '^SROCE_VM_TESTS=' "$d/group.conf"; then
+		groups+=("$g")
+	fi
 done
 
 # First prove the harness can fail at all (tools/vm/selftest), once.
-if [[ -z ${SROCE_VM_GROUPS:-} || " $SROCE_VM_GROUPS " == *" selftest "* ]]; then
+if ((!list)) &&
+	[[ -z ${SROCE_VM_GROUPS:-} || " $SROCE_VM_GROUPS " == *" selftest "* ]]; then
 	echo "=== vm $1 selftest: the harness reports failures"
 	log=$(mktemp)
 	"$top/tools/vm/selftest" "$1" 2>&1 | tee "$log" |
@@ -56,12 +71,22 @@ fi
 for kernel in "$@"; do
 	for g in "${groups[@]}"; do
 		dir=$top/tests/vm/$g
-		mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
 		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST='' SROCE_VM_ONCE=''
-		SROCE_VM_ENV=''
+		SROCE_VM_ENV='' SROCE_VM_TESTS=''
 		if [[ -f $dir/group.conf ]]; then
 			# shellcheck source=/dev/null
 			. "$dir/group.conf"
+		fi
+		tests=() missing=()
+		if [[ -n $SROCE_VM_TESTS ]]; then
+			read -r -d '' -a words <<<"$SROCE_VM_TESTS" || true
+			for t in "${words[@]}"; do
+				m=$(compgen -G "$top/tests/vm/$t" | sort) || m=
+				[[ -n $m ]] || { missing+=("$t"); continue; }
+				mapfile -t -O "${#tests[@]}" tests <<<"$m"
+			done
+		else
+			mapfile -t tests < <(printf '%s\n' "$dir"/*.sh | sort)
 		fi
 		# A group not ready for make check sets SROCE_VM_DISABLED=1 in
 		# its group.conf; naming it in SROCE_VM_GROUPS runs it anyway.
@@ -75,6 +100,16 @@ for kernel in "$@"; do
 		if [[ ${SROCE_VM_ONCE:-} == 1 && $kernel != "$1" ]]; then
 			echo "=== vm $kernel $g: run once, on $1 (SROCE_VM_ONCE=1 in $g/group.conf)"
 			continue
+		fi
+		if ((list)); then
+			echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)${SROCE_VM_ENV:+ (env: ${SROCE_VM_ENV//$'\n'/ })}"
+			printf '  %s\n' "${tests[@]#"$top"/tests/vm/}" "${missing[@]/%/ (missing)}"
+			continue
+		fi
+		if ((${#missing[@]})); then
+			echo "FAIL $g: SROCE_VM_TESTS in $g/group.conf names no script: ${missing[*]}"
+			failed=$((failed + ${#missing[@]}))
+			((${#tests[@]})) || continue
 		fi
 		echo "=== vm $kernel $g: ${#tests[@]} tests ($SROCE_VM_ARGS)"
 		log=$(mktemp)
@@ -111,6 +146,7 @@ for kernel in "$@"; do
 		rm -f "$log"
 	done
 done
+((list)) && exit 0
 ((skipped)) && echo "vm: $skipped skipped"
 echo "vm: $passed passed, $failed failed"
 ((failed == 0))

@@ -48,8 +48,8 @@ parse() {
 # After a failure, the device's counters (retransmits, timeouts, NAKs,
 # drops by reason) and the QPs left behind, to tell a stall from a crawl.
 stats() {
-	echo "--- rdma statistic show link $SROCE_DEV/1"
-	rdma statistic show link "$SROCE_DEV/1" 2>&1
+	echo "--- counters of $SROCE_DEV (sroce_ctrs)"
+	sroce_ctrs "$SROCE_DEV"
 	echo "--- rdma resource show qp"
 	rdma resource show qp 2>&1 | head -40
 }

@@ -22,12 +22,10 @@
 # 1 MiB READ runs complete.  Documentation/datapath.rst, "TX room".
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/perftest.lib"
+. "$SROCE_TOP/tests/vm/datapath/integrity.lib"
 
 [[ $SROCE_DRIVER == sroce ]] || skip "sroce counters (driver is $SROCE_DRIVER)"
 trap 'rc=$?; tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true; (exit $rc); _dp_exit' EXIT
-
-prog=$VERBS/integrity
-[[ -x $prog ]] || fail "$prog missing: run 'make provider'"
 
 ctrs() {
 	local n
@@ -45,12 +43,7 @@ sroce_barrier bp.ready
 
 perf ib_write_bw bp-write-q16 18830 65536 10 -q 16
 perf ib_read_bw bp-read-q4 18831 65536 10 -q 4
-dp_pair bp-integrity 240 tcp:18832 \
-	"$prog -s -d $DEV -g $G4 -p 18832 --timeout 120" \
-	"$prog -c $SROCE_PEER -d $DEV -g $G4 -p 18832 --timeout 120 --seed 7 --qps 4 --ops 120 --bytes 4M --max-size 1M"
-line=$(grep "^integrity: $(is_a && echo server || echo client) ok: " "$(dp_out bp-integrity)") ||
-	{ cat "$(dp_out bp-integrity)" >&2; fail "bp-integrity: no success line"; }
-log "bp-integrity: ${line#integrity: }"
+integrity_pair bp-integrity 240 18832 4 --seed 7 --qps 4 --ops 120 --bytes 4M --max-size 1M
 
 read -r d1 s1 a1 r1 t1 _ <<<"$(ctrs)"
 here=$((d1 - d0))

@@ -18,58 +18,45 @@
 # sides have said over TCP that they are done, and checks every byte.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 . "$SROCE_TOP/tests/vm/datapath/pingpong.lib"
+. "$SROCE_TOP/tests/vm/datapath/integrity.lib"
 
 [[ $SROCE_DRIVER == sroce ]] || skip "sroce counters (driver is $SROCE_DRIVER)"
 trap 'rc=$?; tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true; (exit $rc); _dp_exit' EXIT
 
-# stats: "name value" lines of our port's counters.
-stats() {
-	rdma statistic show link "$DEV/1" | tr ' ' '\n' | sed -n '/^tx_packets$/,$p' |
-		paste -d ' ' - -
-}
-# sum FILE PATTERN: sum of the counters whose name matches PATTERN.
-sum() {
-	awk -v p="$2" '$1 ~ p { s += $2 } END { print s + 0 }' "$1"
+# moved ERE: how far the counters named ERE moved in the clean run.
+moved() {
+	sroce_ctr_moved "$SROCE_OUT/c0" "$SROCE_OUT/c1" "$1"
 }
 
-stats >"$SROCE_OUT/c0"
+sroce_ctrs "$DEV" >"$SROCE_OUT/c0"
 pingpong rc cnt-clean 18900 "$G4" 100 4500
-stats >"$SROCE_OUT/c1"
-tx=$(($(sum "$SROCE_OUT/c1" '^tx_packets$') - $(sum "$SROCE_OUT/c0" '^tx_packets$')))
-rx=$(($(sum "$SROCE_OUT/c1" '^rx_packets$') - $(sum "$SROCE_OUT/c0" '^rx_packets$')))
-drop=$(($(sum "$SROCE_OUT/c1" '^rx_drop_') - $(sum "$SROCE_OUT/c0" '^rx_drop_')))
+sroce_ctrs "$DEV" >"$SROCE_OUT/c1"
+tx=$(moved tx_packets)
+rx=$(moved rx_packets)
+drop=$(moved 'rx_drop_.*')
 sroce_put clean "$tx $rx $drop"
 read -r ptx prx pdrop <<<"$(sroce_get clean)"
 log "no loss: sent $tx, received $rx + dropped $drop; peer sent $ptx"
 ((tx > 200)) || fail "only $tx packets counted sent for 100 x 4500 B round trips"
 ((rx + drop == ptx)) || fail "peer sent $ptx, here $rx accepted + $drop dropped"
 # Deltas: earlier scripts of the boot (backpressure.sh) move tx_dropped.
-(($(sum "$SROCE_OUT/c1" '^tx_(no_route|dropped|no_mem)$') ==
-  $(sum "$SROCE_OUT/c0" '^tx_(no_route|dropped|no_mem)$'))) ||
+(($(moved 'tx_(no_route|dropped|no_mem)') == 0)) ||
 	fail "transmit errors counted: before $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c0" | tr '\n' ' '), after $(grep -E '^tx_(no|dr)' "$SROCE_OUT/c1" | tr '\n' ' ')"
 # Each 4500-byte SEND is five packets of at least 256 payload bytes from a
 # user MR: all go out as page fragments (net.c, zero-copy transmit), and
 # the peer's ICRC check passed every one of them (the sum above).
-zc=$(($(sum "$SROCE_OUT/c1" '^tx_zcopy_packets$') - $(sum "$SROCE_OUT/c0" '^tx_zcopy_packets$')))
-bad=$(($(sum "$SROCE_OUT/c1" '^rx_drop_bad_icrc$') - $(sum "$SROCE_OUT/c0" '^rx_drop_bad_icrc$')))
+zc=$(moved tx_zcopy_packets)
+bad=$(moved rx_drop_bad_icrc)
 log "no loss: $zc packets sent as page fragments, $bad bad ICRCs received"
 ((zc >= 500)) || fail "only $zc of 100 x 5 SEND packets sent as page fragments (zcopy=$(cat /sys/module/sroce/parameters/zcopy))"
 ((bad == 0)) || fail "$bad packets dropped here for a bad ICRC"
 sroce_barrier clean.checked
 
-prog=$VERBS/integrity
-[[ -x $prog ]] || fail "$prog missing: run 'make provider'"
 tc qdisc add dev "$SROCE_IF" root netem loss 5%
-dp_pair cnt-loss 180 tcp:18901 \
-	"$prog -s -d $DEV -g $G4 -p 18901 --timeout 120" \
-	"$prog -c $SROCE_PEER -d $DEV -g $G4 -p 18901 --timeout 120 --seed 7 --qps 1 --ops 100 --bytes 256K --max-size 8K"
+integrity_pair cnt-loss 180 18901 4 --seed 7 --qps 1 --ops 100 --bytes 256K --max-size 8K
 tc qdisc del dev "$SROCE_IF" root
-out=$(dp_out cnt-loss)
-grep -q "^integrity: $(is_a && echo server || echo client) ok: " "$out" ||
-	{ cat "$out" >&2; fail "cnt-loss: no success line"; }
-stats >"$SROCE_OUT/c2"
-rec=$(($(sum "$SROCE_OUT/c2" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$') -
-	$(sum "$SROCE_OUT/c1" '^(retransmits|timeouts|seq_naks_rcvd|duplicate_requests)$')))
+sroce_ctrs "$DEV" >"$SROCE_OUT/c2"
+rec=$(sroce_ctr_moved "$SROCE_OUT/c1" "$SROCE_OUT/c2" 'retransmits|timeouts|seq_naks_rcvd|duplicate_requests')
 sroce_put loss "$rec"
 prec=$(sroce_get loss)
 log "5 % loss: recovery events here $rec, peer $prec ($(grep -E '^(retransmits|timeouts|seq_naks|duplicate)' "$SROCE_OUT/c2" | tr '\n' ' '))"

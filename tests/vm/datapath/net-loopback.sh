@@ -29,11 +29,6 @@ cleanup2() {
 }
 trap 'rc=$?; cleanup2; (exit $rc); _dp_exit' EXIT
 
-# ctr DEV NAME: counter NAME of DEV's port 1.
-ctr() {
-	sroce_ctr "$2" "$1"
-}
-
 # local_pp NAME PORT SDEV SGID CDEV CGID: server on SDEV, client on CDEV,
 # both here; the tool's TCP exchange goes to our own IPv4 address.
 local_pp() {
@@ -60,10 +55,10 @@ local_pp() {
 }
 
 port=$((18800 + 10 * n))
-tx0=$(ctr "$DEV" tx_packets)
+tx0=$(sroce_ctr tx_packets "$DEV")
 local_pp self4 $((port + 1)) "$DEV" "$G4" "$DEV" "$G4"
 local_pp self6 $((port + 2)) "$DEV" "$G6" "$DEV" "$G6"
-(($(ctr "$DEV" tx_packets) > tx0)) || fail "self: $DEV counted no tx_packets"
+(($(sroce_ctr tx_packets "$DEV") > tx0)) || fail "self: $DEV counted no tx_packets"
 
 modprobe dummy || skip "no dummy netdev module"
 ip link add "$if2" type dummy
@@ -83,7 +78,7 @@ done
 
 local_pp two4 $((port + 3)) "$DEV" "$G4" "$dev2" "$g4"
 local_pp two6 $((port + 4)) "$DEV" "$G6" "$dev2" "$g6"
-rx=$(ctr "$dev2" rx_packets) tx=$(ctr "$dev2" tx_packets)
+rx=$(sroce_ctr rx_packets "$dev2") tx=$(sroce_ctr tx_packets "$dev2")
 ((rx > 0 && tx > 0)) || fail "$dev2 counted rx_packets $rx tx_packets $tx"
-rdma statistic show link "$dev2/1" >"$SROCE_OUT/stats.$dev2"
+sroce_ctrs "$dev2" >"$SROCE_OUT/stats.$dev2"
 log "$dev2 on $if2 ($addr2, $addr2_6): rx_packets $rx tx_packets $tx"

@@ -16,29 +16,19 @@
 data=$SROCE_TOP/tests/data
 replay=$SROCE_TOP/tests/vm/datapath/net-replay.py
 
-# ctr NAME: the value of counter NAME of our device's port 1.
-ctr() {
-	rdma statistic show link "$SROCE_DEV/1" |
-		tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1 | grep -E '^[0-9]+$' ||
-		fail "no counter $1 in: $(rdma statistic show link "$SROCE_DEV/1")"
-}
-
 if is_a; then
-	rdma statistic show link "$SROCE_DEV/1" | tee "$SROCE_OUT/before"
-	unk0=$(ctr rx_drop_unknown_qp) icrc0=$(ctr rx_drop_bad_icrc)
-	trunc0=$(ctr rx_drop_truncated)
+	sroce_ctrs >"$SROCE_OUT/before"
+	unk0=$(sroce_ctr rx_drop_unknown_qp)
 	sroce_barrier ready
 	sroce_barrier sent
 	n=$(sroce_get sent)
 	# Softirq has run by now, but give the guest a moment under TCG.
-	for ((i = 0; i < 50; i++)); do
-		(($(ctr rx_drop_unknown_qp) - unk0 >= 2 * n)) && break
-		sleep 0.1
-	done
-	rdma statistic show link "$SROCE_DEV/1" | tee "$SROCE_OUT/after"
-	unk=$(($(ctr rx_drop_unknown_qp) - unk0))
-	icrc=$(($(ctr rx_drop_bad_icrc) - icrc0))
-	trunc=$(($(ctr rx_drop_truncated) - trunc0))
+	sroce_ctr_wait rx_drop_unknown_qp $((unk0 + 2 * n)) 5 || true
+	sroce_ctrs >"$SROCE_OUT/after"
+	sroce_ctr_delta "$SROCE_OUT/before" "$SROCE_OUT/after" | sed 's/^/  counter /'
+	unk=$(sroce_ctr_moved "$SROCE_OUT/before" "$SROCE_OUT/after" rx_drop_unknown_qp)
+	icrc=$(sroce_ctr_moved "$SROCE_OUT/before" "$SROCE_OUT/after" rx_drop_bad_icrc)
+	trunc=$(sroce_ctr_moved "$SROCE_OUT/before" "$SROCE_OUT/after" rx_drop_truncated)
 	log "replayed $n rxe packets per mode: unknown_qp +$unk bad_icrc +$icrc truncated +$trunc"
 	((n >= 40)) || fail "only $n packets replayed (captures hold ~30 per family for a)"
 	((unk == 2 * n)) || fail "unknown_qp +$unk, want $((2 * n)) (ICRC or parse rejected rxe packets)"

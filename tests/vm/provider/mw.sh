@@ -12,16 +12,13 @@ is_a || exit 0
 bin=$SROCE_TOP/build/provider/mw
 [[ -x $bin ]] || fail "$bin not built"
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no RoCE v2 GID for $SROCE_ADDR"
-ctr() {
-	sroce_ctr "$1"
-}
-sent0=$(ctr access_naks_sent)
-rcvd0=$(ctr access_naks_rcvd)
+sent0=$(sroce_ctr access_naks_sent)
+rcvd0=$(sroce_ctr access_naks_rcvd)
 run_quiet "$SROCE_OUT/mw.txt" "$bin" "$SROCE_DEV" "$gid"
 grep -h '^FAIL\|^mw:' "$SROCE_OUT/mw.txt" | sed 's/^/  /'
 grep -q '^mw: [0-9]* passed, 0 failed$' "$SROCE_OUT/mw.txt" || fail "mw checks failed"
 n=$(sed -n 's/^remote access errors: //p' "$SROCE_OUT/mw.txt")
-sent=$(($(ctr access_naks_sent) - sent0))
-rcvd=$(($(ctr access_naks_rcvd) - rcvd0))
+sent=$(($(sroce_ctr access_naks_sent) - sent0))
+rcvd=$(($(sroce_ctr access_naks_rcvd) - rcvd0))
 log "$(tail -n1 "$SROCE_OUT/mw.txt"); $n refused accesses, access NAKs sent $sent, received $rcvd"
 ((n > 0 && sent == n && rcvd == n)) || fail "access NAK counters ($sent sent, $rcvd received) do not match $n refused accesses"

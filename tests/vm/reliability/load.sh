@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Load.  tests/vm/verbs/load connects REL_LOAD_QPS
+# Load: many QPs and MRs work at once, and past its limits the device
+# refuses cleanly.  tests/vm/verbs/load connects REL_LOAD_QPS
 # (default 1000) RC QPs between the guests, each side with REL_LOAD_MRS
 # (default 4096) MRs of its own, and moves a WRITE and a SEND on every QP
 # per round, every byte checked by the server.  Then, in guest b alone,
@@ -51,7 +52,7 @@ rc=0
 wait "$pid" || rc=$?
 sed 's/^/  /' "$out"
 if ((rc != 0)); then
-	rel_ctrs_show
+	sroce_ctrs_show load "$DEV"
 	fail "load exited with $rc"
 fi
 log "$(grep '^load: .* ok: ' "$out")"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A lossy wire.  Both guests put netem on their NIC's
+# A lossy wire: every byte still arrives right, and the recovery is
+# counted.  Both guests put netem on their NIC's
 # egress and the integrity pair (every byte and completion checked on
 # both sides) runs across it: 1%, 5% and 20% loss, reordering,
 # duplication, corruption (which only the ICRC can catch: UDP checksums
@@ -39,7 +40,7 @@ shared_sum() {
 }
 
 retx() {
-	echo $(($(rel_ctr retransmits) + $(rel_ctr timeouts)))
+	echo $(($(sroce_ctr retransmits) + $(sroce_ctr timeouts)))
 }
 
 # lossy NAME KIB MAXSIZE NETEM...: integrity (KIB KiB) across netem NETEM.
@@ -49,7 +50,7 @@ lossy() {
 	shift 3
 	port=$((port + 1))
 	r0=$(retx)
-	i0=$(rel_ctr rx_drop_bad_icrc)
+	i0=$(sroce_ctr rx_drop_bad_icrc)
 	wire "$@"
 	sroce_barrier "$name-wire"
 	rel_integrity_bg "$name" "$port" --seed "$port" --ops 200 \
@@ -58,7 +59,7 @@ lossy() {
 	sroce_barrier "$name-done"
 	wire_clean
 	r=$(($(retx) - r0))
-	i=$(($(rel_ctr rx_drop_bad_icrc) - i0))
+	i=$(($(sroce_ctr rx_drop_bad_icrc) - i0))
 	moved=$(shared_sum "$name-retx" "$r")
 	icrc=$(shared_sum "$name-icrc" "$i")
 	log "$name (netem $*): retransmits+timeouts here $r, both guests $moved; ICRC drops $icrc"
@@ -134,11 +135,11 @@ if is_b; then
 	done
 	if [[ ! -e $T/peer.ready ]]; then
 		cat "$SROCE_OUT/retry-active.out" >&2
-		rel_ctrs_show
+		sroce_ctrs_show retry "$DEV"
 		sroce_put retry-done failed
 		fail "first WRITE never completed"
 	fi
-	r0=$(rel_ctr retransmits)
+	r0=$(sroce_ctr retransmits)
 	wire loss 100%
 	: >"$T/peer.go"
 	rc=0
@@ -147,13 +148,13 @@ if is_b; then
 	sed 's/^/  retry: /' "$SROCE_OUT/retry-active.out"
 	((rc == 0)) || fail "retry budget: no IBV_WC_RETRY_EXC_ERR (rc=$rc)"
 	# retry_cnt 3 (reltarget): the WRITE went out 1 + 3 times.
-	n=$(($(rel_ctr retransmits) - r0))
+	n=$(($(sroce_ctr retransmits) - r0))
 	((n == 3)) || fail "retry budget: $n retransmissions before RETRY_EXC_ERR, not 3"
 	log "retry budget: RETRY_EXC_ERR after $n retransmissions"
 	sroce_put retry-done yes
 else
 	verdict=$(sroce_get retry-done 120)
-	[[ $verdict == yes ]] || rel_ctrs_show
+	[[ $verdict == yes ]] || sroce_ctrs_show retry "$DEV"
 	kill -TERM "$pid"
 	wait "$pid" || fail "retry: the passive side's protected memory changed"
 fi

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Teardown under traffic.  Perftest runs between the
-# guests while one side pulls something out from under it:
+# Teardown under traffic: whatever is pulled out from under a transfer,
+# every process ends within a bound and nothing leaks.  Perftest runs
+# between the guests while one side pulls something out from under it:
 #
 #   kill-server   kill -9 of the receiving ib_send_bw mid-transfer: the
 #                 sender must end with an error completion (its QP's peer
@@ -55,21 +56,10 @@ bounded() {
 	wait "$pid" || RC=$?
 }
 
-# tx DEV: DEV's tx_packets counter.
-tx() {
-	local v
-	read -r v <"/sys/class/infiniband/$1/ports/1/hw_counters/tx_packets" || fail "no counters on $1"
-	echo "$v"
-}
-
 # traffic_started DEV BEFORE: DEV has sent 50 packets since BEFORE.
 traffic_started() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		(($(tx "$1") > $2 + 50)) && return 0
-		sleep 0.1
-	done
-	fail "no traffic on $1 30 s after the start"
+	sroce_ctr_wait tx_packets $(($2 + 51)) 30 "$1" ||
+		fail "no traffic on $1 30 s after the start"
 }
 
 # readdr: the IPv6 address the harness gave SROCE_IF, again: IPv6 drops
@@ -99,7 +89,7 @@ relink() {
 perftest_pair() {
 	local name=$1 tool=$2 port=$3 secs=$4 dev=${5:-$DEV} gid=${6:-$G4}
 	local peer=${7:-$SROCE_PEER} t0
-	t0=$(tx "$dev")
+	t0=$(sroce_ctr tx_packets "$dev")
 	if is_a; then
 		bg "$name" "$tool" -d "$dev" -x "$gid" -p "$port" -D "$secs" "${PT[@]}"
 		sroce_wait_port "$port"
