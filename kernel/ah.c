@@ -154,7 +154,7 @@ static int sroce_create_ah(struct ib_ah *ibah,
 	err = sroce_obj_add(sdev, SROCE_OBJ_AH);
 	if (err)
 		return err;
-	e = kmalloc(sizeof(*e), sleepable ? GFP_KERNEL : GFP_ATOMIC);
+	e = kmalloc(sizeof(*e), sleepable ? GFP_KERNEL_ACCOUNT : GFP_ATOMIC);
 	if (!e) {
 		err = -ENOMEM;
 		goto err_obj;

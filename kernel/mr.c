@@ -147,7 +147,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 	/* SROCE_MAX_MR_SIZE keeps this far below U32_MAX. */
 	if (npages > U32_MAX || npages > INT_MAX / sizeof(*mr->pages))
 		return -ENOMEM;
-	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), SROCE_GFP_USER);
 	if (!mr->pages)
 		return -ENOMEM;
 
@@ -184,7 +184,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_obj;
@@ -234,7 +234,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_obj;

@@ -116,6 +116,7 @@ static void sroce_kqp_free(struct sroce_kqp *kqp)
 	sroce_ring_free(&kqp->rq);
 	kvfree(kqp->swqe);
 	kvfree(kqp->res);
+	sroce_mem_uncharge(kqp->shadow_size);
 }
 
 static int sroce_kqp_expose(struct sroce_kqp *kqp, struct ib_udata *udata)
@@ -140,6 +141,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	struct sroce_qp_init_attr ia = {};
+	size_t shadow;
 	u32 qpn;
 	int err;
 
@@ -163,10 +165,23 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_kqp_alloc_rings(kqp, &init->cap);
 	if (err)
 		goto err_free;
-	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), GFP_KERNEL);
+	/*
+	 * The core's per-WQE state is several times the ring itself: the
+	 * caller's cgroup and the device budget pay for it, as for rings.
+	 */
+	shadow = array_size(kqp->sq.entries, sizeof(*kqp->swqe));
+	if (init->qp_type == IB_QPT_RC)
+		shadow += array_size(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res));
+	if (!sroce_mem_charge(shadow)) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	kqp->shadow_size = shadow;
+	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe),
+			     SROCE_GFP_USER);
 	if (init->qp_type == IB_QPT_RC)
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
-				    GFP_KERNEL);
+				    SROCE_GFP_USER);
 	if (!kqp->swqe || (init->qp_type == IB_QPT_RC && !kqp->res)) {
 		err = -ENOMEM;
 		goto err_free;

@@ -7,6 +7,11 @@
  * keeps it after destroy, or after ib_core disassociated the context), so
  * an exposed buffer belongs to its mmap entry and is freed by
  * sroce_mmap_free() once ib_core has dropped the entry's last reference.
+ *
+ * What a process makes the kernel allocate is its own: ring pages and the
+ * per-WQE shadow arrays are charged to its memory cgroup (__GFP_ACCOUNT)
+ * and to the device budget below for as long as they exist, mappings
+ * included.  Documentation/reliability.rst, "Trust boundary".
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -21,29 +26,35 @@ struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry	rdma;
 	void				*buf;
 	size_t				size;
+	bool				mapped;	/* mmap()ed at least once */
 };
 
 /*
- * Rings are vmalloc'd for any process that can open a device, and
- * vmalloc_user() cannot charge them to its memory cgroup.  Unbounded,
- * "create QPs until the kernel refuses" ends with the OOM killer, not a
- * refusal.  So all rings together get at most max_ring_mb, by default an
- * eighth of RAM (leaving room for the per-WQE shadow arrays beside them);
- * past that, create fails with ENOMEM.  Writable at run time.
+ * A memory cgroup bounds one process, not all of them: without a cgroup,
+ * "create QPs until the kernel refuses" would end with the OOM killer.
+ * So all rings and shadow arrays together get at most max_ring_mb, by
+ * default an eighth of RAM; past that, create fails with ENOMEM.
+ * Writable at run time.
  */
 static unsigned int max_ring_mb;
 module_param(max_ring_mb, uint, 0644);
 MODULE_PARM_DESC(max_ring_mb,
-		 "Memory for all SQ/RQ/SRQ/CQ rings, MiB (0: an eighth of RAM)");
+		 "Memory for all rings and per-WQE shadow arrays, MiB (0: an eighth of RAM)");
 
 static atomic_long_t sroce_ring_pages;
 
-static bool sroce_ring_charge(size_t size)
+static long sroce_pages_of(size_t size)
+{
+	return DIV_ROUND_UP(size, PAGE_SIZE);
+}
+
+/* Take @size bytes of the device budget; false if it is spent. */
+bool sroce_mem_charge(size_t size)
 {
 	unsigned int mb = READ_ONCE(max_ring_mb);
 	unsigned long max = mb ? (unsigned long)mb << (20 - PAGE_SHIFT) :
 				 totalram_pages() / 8;
-	long n = size >> PAGE_SHIFT;
+	long n = sroce_pages_of(size);
 
 	if (atomic_long_add_return(n, &sroce_ring_pages) > max) {
 		atomic_long_sub(n, &sroce_ring_pages);
@@ -52,10 +63,40 @@ static bool sroce_ring_charge(size_t size)
 	return true;
 }
 
-static void sroce_ring_vfree(void *buf, size_t size)
+void sroce_mem_uncharge(size_t size)
 {
-	vfree(buf);
-	atomic_long_sub(size >> PAGE_SHIFT, &sroce_ring_pages);
+	atomic_long_sub(sroce_pages_of(size), &sroce_ring_pages);
+}
+
+/*
+ * @size bytes of zeroed pages charged to the caller's memory cgroup,
+ * mapped contiguously and mappable by remap_vmalloc_range() (VM_USERMAP);
+ * vfree() frees the pages and the array (VM_MAP_PUT_PAGES).  What
+ * vmalloc_user() does, but vmalloc_user() cannot charge a cgroup.
+ */
+static void *sroce_ring_vmalloc(size_t size)
+{
+	unsigned int i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *buf;
+
+	pages = kvcalloc(n, sizeof(*pages), SROCE_GFP_USER);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(SROCE_GFP_USER | __GFP_ZERO);
+		if (!pages[i])
+			goto err;
+	}
+	buf = vmap(pages, n, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES,
+		   PAGE_KERNEL);
+	if (buf)
+		return buf;
+err:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
 }
 
 static struct sroce_mmap_entry *
@@ -71,12 +112,11 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride)
 	if (!entries || !is_power_of_2(entries) || !stride)
 		return -EINVAL;
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
-	if (!sroce_ring_charge(size))
+	if (!sroce_mem_charge(size))
 		return -ENOMEM;
-	/* Zeroed, page aligned and mappable by remap_vmalloc_range(). */
-	r->buf = vmalloc_user(size);
+	r->buf = sroce_ring_vmalloc(size);
 	if (!r->buf) {
-		atomic_long_sub(size >> PAGE_SHIFT, &sroce_ring_pages);
+		sroce_mem_uncharge(size);
 		return -ENOMEM;
 	}
 	r->size = size;
@@ -93,7 +133,7 @@ int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
 	struct sroce_mmap_entry *me;
 	int err;
 
-	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	me = kzalloc(sizeof(*me), GFP_KERNEL_ACCOUNT);
 	if (!me)
 		return -ENOMEM;
 	me->buf = r->buf;
@@ -119,7 +159,8 @@ void sroce_ring_free(struct sroce_ring *r)
 		rdma_user_mmap_entry_remove(r->mentry);
 		r->mentry = NULL;
 	} else if (r->buf) {
-		sroce_ring_vfree(r->buf, r->size);
+		vfree(r->buf);
+		sroce_mem_uncharge(r->size);
 	}
 	r->buf = NULL;
 	r->ctl = NULL;
@@ -138,6 +179,8 @@ int sroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 	} else {
 		/* Also sets VM_DONTEXPAND | VM_DONTDUMP. */
 		err = remap_vmalloc_range(vma, to_sroce_mentry(e)->buf, 0);
+		if (!err)
+			WRITE_ONCE(to_sroce_mentry(e)->mapped, true);
 	}
 	rdma_user_mmap_entry_put(e);
 	return err;
@@ -147,6 +190,18 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *e)
 {
 	struct sroce_mmap_entry *me = to_sroce_mentry(e);
 
-	sroce_ring_vfree(me->buf, me->size);
+	/*
+	 * The object is gone, but pages the process mapped live on in its
+	 * mappings (each holds a page reference), still charged to its
+	 * cgroup.  They stay in the device budget too, until the context
+	 * goes, which is after the last mapping: every mapping holds the
+	 * device file open.
+	 */
+	if (READ_ONCE(me->mapped))
+		atomic_long_add(sroce_pages_of(me->size),
+				&to_suc(e->ucontext)->held_pages);
+	else
+		sroce_mem_uncharge(me->size);
+	vfree(me->buf);
 	kfree(me);
 }

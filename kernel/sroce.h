@@ -110,7 +110,14 @@ struct sroce_dev {
 
 struct sroce_ucontext {
 	struct ib_ucontext	ibuc;
+	/* Budget pages of destroyed rings this process still maps (rings.c). */
+	atomic_long_t		held_pages;
 };
+
+static inline struct sroce_ucontext *to_suc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sroce_ucontext, ibuc);
+}
 
 struct sroce_pd {
 	struct ib_pd		ibpd;
@@ -219,6 +226,19 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride);
 int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
 		      struct sroce_ring_abi *abi);
 void sroce_ring_free(struct sroce_ring *r);
+/*
+ * The large allocations a process causes (rings, shadow arrays, MR page
+ * arrays): charged to its memory cgroup, and refused with ENOMEM rather
+ * than by the OOM killer when the cgroup or the machine is short.
+ */
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
+/*
+ * The device budget (max_ring_mb) for the rings and for other memory a
+ * verbs object holds for its whole life (the per-WQE shadow arrays).
+ */
+bool sroce_mem_charge(size_t size);
+void sroce_mem_uncharge(size_t size);
 
 static inline void *sroce_ring_elem(const struct sroce_ring *r, u32 idx)
 {
@@ -452,6 +472,7 @@ struct sroce_kqp {
 	u8			broken;		/* a ring index or WQE was impossible */
 	struct sroce_swqe	*swqe;		/* the core's SQ storage */
 	struct sroce_rd_res	*res;		/* RC responder resources */
+	size_t			shadow_size;	/* of both, in the budget */
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
 	u16			src_port;	/* UDP source port, RC/UC */
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */

@@ -79,7 +79,7 @@ void sroce_txdev_put(struct sroce_txdev *d)
 struct sroce_txq *sroce_txq_alloc(struct sroce_txdev *d,
 				  struct sroce_kqp *kqp)
 {
-	struct sroce_txq *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	struct sroce_txq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 
 	if (!q)
 		return NULL;

@@ -32,6 +32,9 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	/* The last mapping is gone (or ib_core revoked the context). */
+	sroce_mem_uncharge((size_t)atomic_long_read(&to_suc(ibuc)->held_pages)
+			   << PAGE_SHIFT);
 	sroce_obj_del(to_sdev(ibuc->device), SROCE_OBJ_UCONTEXT);
 }
 
@@ -41,8 +44,9 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
  * until the process exits, as rxe does.  ib_core destroys every object;
  * ring pages a process still maps stay allocated (remap_vmalloc_range
  * holds page references, and rings.c frees an exposed buffer only from
- * sroce_mmap_free) but no longer feed any kernel object.  Nothing else is
- * left to do here.
+ * sroce_mmap_free) but no longer feed any kernel object.  They leave the
+ * device budget with the context, and its memory cgroup once unmapped.
+ * Nothing else is left to do here.
  */
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
