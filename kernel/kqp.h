@@ -35,8 +35,6 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out);
 bool sroce_kqp_sq_has_more(const struct sroce_kqp *kqp);
 void sroce_kqp_rings_reset(struct sroce_kqp *kqp);
 void sroce_kqp_sq_set_draining(struct sroce_kqp *kqp, bool on);
-u32 sroce_kqp_sq_stride(u32 max_sge, u32 max_inline);
-u32 sroce_kqp_rq_stride(u32 max_sge);
 
 /* qp_exec.c */
 extern const struct sroce_qp_ops sroce_kqp_core_ops;

@@ -74,7 +74,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	u32 stride, room;
 	int err;
 
-	stride = sroce_kqp_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	stride = sroce_ring_sq_stride(cap->max_send_sge, cap->max_inline_data);
 	room = stride - sizeof(struct sroce_send_wqe_abi);
 	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
@@ -87,7 +87,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 		goto done;
 	}
 
-	stride = sroce_kqp_rq_stride(cap->max_recv_sge);
+	stride = sroce_ring_rq_stride(cap->max_recv_sge);
 	room = stride - sizeof(struct sroce_recv_wqe_abi);
 	kqp->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));

@@ -11,7 +11,6 @@
  * only the copy is validated and converted.  Documentation/datapath.rst,
  * "Ring consumption".
  */
-#include <linux/log2.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
@@ -30,19 +29,6 @@ static_assert((int)IB_SEND_FENCE == (int)SROCE_SEND_FENCE &&
 	      (int)IB_SEND_SIGNALED == (int)SROCE_SEND_SIGNALED &&
 	      (int)IB_SEND_SOLICITED == (int)SROCE_SEND_SOLICITED &&
 	      (int)IB_SEND_INLINE == (int)SROCE_SEND_INLINE);
-
-u32 sroce_kqp_sq_stride(u32 max_sge, u32 max_inline)
-{
-	return roundup_pow_of_two(sizeof(struct sroce_send_wqe_abi) +
-				  max(max_sge * sizeof(struct sroce_sge_abi),
-				      (size_t)max_inline));
-}
-
-u32 sroce_kqp_rq_stride(u32 max_sge)
-{
-	return roundup_pow_of_two(sizeof(struct sroce_recv_wqe_abi) +
-				  max_sge * sizeof(struct sroce_sge_abi));
-}
 
 /* kqp->wqe_copy holds the largest element either ring can have. */
 static_assert(sizeof(struct sroce_send_wqe_abi) + SROCE_MAX_INLINE_DATA <=

@@ -219,6 +219,9 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride);
 int sroce_ring_expose(struct sroce_ring *r, struct ib_ucontext *uc,
 		      struct sroce_ring_abi *abi);
 void sroce_ring_free(struct sroce_ring *r);
+/* Power-of-two element sizes: SQ, and RQ or SRQ (uapi/sroce-abi.h). */
+u32 sroce_ring_sq_stride(u32 max_sge, u32 max_inline);
+u32 sroce_ring_rq_stride(u32 max_sge);
 
 static inline void *sroce_ring_elem(const struct sroce_ring *r, u32 idx)
 {

@@ -22,7 +22,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "kqp.h"
+#include "sroce.h"
 
 static void sroce_srq_event(struct sroce_srq *srq, enum ib_event_type type)
 {
@@ -136,7 +136,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	spin_lock_init(&srq->lock);
 	srq->user = !!udata;
 	entries = roundup_pow_of_two(max(init->attr.max_wr, 1u));
-	stride = sroce_kqp_rq_stride(max(init->attr.max_sge, 1u));
+	stride = sroce_ring_rq_stride(max(init->attr.max_sge, 1u));
 	srq->max_sge = min_t(u32, SROCE_MAX_SRQ_SGE,
 			     (stride - sizeof(struct sroce_recv_wqe_abi)) /
 			     sizeof(struct sroce_sge_abi));
