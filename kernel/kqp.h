@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals shared by the QP glue: qp.c (the verbs), qp_ring.c (WQEs in
- * and out of the shared rings) and qp_exec.c (running the protocol core:
- * lock, timer, work, the core's side-effect operations).
+ * Internals shared by the QP glue: qp.c (the verbs), qp_post.c (kernel
+ * post_send/post_recv into the rings), qp_ring.c (WQEs out of the shared
+ * rings) and qp_exec.c (running the protocol core: lock, timer, work, the
+ * core's side-effect operations).
  */
 #ifndef SROCE_KQP_H
 #define SROCE_KQP_H
@@ -29,11 +30,16 @@ enum {
 	SROCE_KQP_ERRORED,	/* moved to ERR, QP_FATAL raised */
 };
 
+/* Send flags a WQE may carry, kernel or user. */
+#define SROCE_KQP_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
 /* qp_ring.c */
 int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out);
 int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out);
 bool sroce_kqp_sq_has_more(const struct sroce_kqp *kqp);
 void sroce_kqp_rings_reset(struct sroce_kqp *kqp);
+void sroce_kqp_sq_discard(struct sroce_kqp *kqp);
 void sroce_kqp_sq_set_draining(struct sroce_kqp *kqp, bool on);
 
 /* qp_exec.c */

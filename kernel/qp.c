@@ -4,7 +4,8 @@
  * The protocol (state machine, requester, responder, completer) is the
  * core's (proto/qp.h); this file sizes and allocates what the core and
  * the rings need and translates verbs attributes.  Running the core is
- * qp_exec.c's job, moving WQEs through the rings qp_ring.c's.
+ * qp_exec.c's job, posting WQEs into the rings qp_post.c's and taking
+ * them out qp_ring.c's.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
