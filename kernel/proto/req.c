@@ -262,7 +262,7 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	bool first, last;
 	u8 op, st;
 
-	sroce_hdrs_init(qp, &h, 0, qp->req.psn);
+	sroce_pkt_hdrs_init(qp, &h, 0, qp->req.psn);
 	tp->paylen = 0;
 	tp->nseg = 0;
 	tp->inline_data = NULL;
@@ -328,7 +328,7 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		break;
 	}
 	h.bth.opcode = sroce_transport(qp) | op;
-	if (sroce_qp_emit(qp, tp, &h)) {
+	if (sroce_pkt_emit(qp, tp, &h)) {
 		qp->req.refused = true;
 		return 0;
 	}
@@ -479,3 +479,4 @@ void sroce_req_catch_up(struct sroce_qp *qp)
 	qp->req.off_psn = 0;
 	qp->req.psn = qp->comp.psn;
 }
+

@@ -32,7 +32,7 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	struct sroce_tx_pkt *tp = &qp->txp;
 	struct sroce_hdrs h;
 
-	sroce_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
+	sroce_pkt_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
 	h.aeth.syndrome = syn;
 	h.aeth.msn = qp->resp.msn;
 	tp->paylen = 0;
@@ -46,7 +46,7 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	 * our back-pressure, and with many QPs exhaust them.  A later ACK or
 	 * NAK supersedes it (both are cumulative).
 	 */
-	if (sroce_qp_emit(qp, tp, &h)) {
+	if (sroce_pkt_emit(qp, tp, &h)) {
 		if (!qp->resp.ack_held)
 			qp->stats.acks_deferred++;
 		qp->resp.ack_held = true;
@@ -229,8 +229,8 @@ static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 		qp->resp.off = 0;
 		qp->resp.cur = SROCE_OPF_SEND;
 	}
-	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-			   qp->resp.off, pkt->paylen, payload, 0, NULL);
+	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+			     qp->resp.off, pkt->paylen, payload, 0, NULL);
 	if (st)
 		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
 					SROCE_NAK_INVALID_REQ :
@@ -557,12 +557,12 @@ static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
 		return SROCE_DROP_BAD_OPCODE;
 	if (!sroce_resp_get_rwqe(qp))
 		return SROCE_DROP_NO_RESOURCE;
-	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
-			   SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
+	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
+			     SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
 	if (!st)
-		st = sroce_sge_put(qp, qp->resp.rwqe.sge,
-				   qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
-				   pkt->paylen, payload, 0, NULL);
+		st = sroce_pkt_place(qp, qp->resp.rwqe.sge,
+				     qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
+				     pkt->paylen, payload, 0, NULL);
 	/* UD keeps running after a bad receive buffer; only the WQE fails. */
 	sroce_resp_complete(qp, st, SROCE_WC_RECV, pkt,
 			    st ? 0 : SROCE_GRH_LEN + pkt->paylen);
@@ -632,13 +632,13 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	tp->nseg = 0;
 	tp->inline_data = NULL;
 	tp->ah = 0;
-	sroce_hdrs_init(qp, &h, 0, r->cur_psn);
+	sroce_pkt_hdrs_init(qp, &h, 0, r->cur_psn);
 	if (r->kind != SROCE_OP_READ_REQ) {
 		h.bth.opcode = SROCE_OPC(RC, ATOMIC_ACK);
 		h.aeth.syndrome = SROCE_ACK_SYN;
 		h.aeth.msn = r->msn;
 		h.atmack = r->orig;
-		if (sroce_qp_emit(qp, tp, &h))
+		if (sroce_pkt_emit(qp, tp, &h))
 			return -1;
 		qp->req.resp_sent = true;
 		r->pending = 0;
@@ -668,7 +668,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		tp->nseg = 1;
 		tp->paylen = len;
 	}
-	if (sroce_qp_emit(qp, tp, &h))
+	if (sroce_pkt_emit(qp, tp, &h))
 		return -1;
 	qp->req.resp_sent = true;
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
