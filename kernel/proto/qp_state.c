@@ -415,32 +415,6 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
 	attr->rq_psn = qp->resp.psn;
 }
 
-/* Flush every send WQE the core holds, then those still in the caller's SQ. */
-void sroce_req_flush(struct sroce_qp *qp)
-{
-	struct sroce_swqe *w;
-
-	while (qp->comp.head != qp->req.tail) {
-		w = sroce_sq_slot(qp, qp->comp.head);
-		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
-	}
-	qp->req.next = qp->req.tail;
-	qp->req.hi = qp->req.tail;
-	qp->req.off_psn = 0;
-	for (;;) {
-		w = sroce_sq_slot(qp, qp->req.tail);
-		if (qp->ops->next_send(qp->ctx, &w->wr))
-			break;
-		qp->req.tail++;
-		qp->req.next = qp->req.tail;
-		qp->req.hi = qp->req.tail;
-		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
-	}
-	qp->req.timer_on = false;
-	qp->req.rnr_wait = false;
-	qp->req.stopped = false;
-}
-
 void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
 {
 	if (qp->state == SROCE_QPS_ERR)
