@@ -16,12 +16,12 @@
  * packets per work pass before the work requeues itself (fairness among
  * QPs; the pass runs with bottom halves disabled).
  */
-#define SROCE_QP_INLINE_BUDGET	16
-#define SROCE_QP_WORK_BUDGET	64
+#define SROCE_KQP_INLINE_BUDGET	16
+#define SROCE_KQP_WORK_BUDGET	64
 /* The network refused a packet: try again this much later, not at once. */
-#define SROCE_QP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
+#define SROCE_KQP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
 /* Refused for TX room (tx_room.c): woken by a destructor; a safety net. */
-#define SROCE_QP_TX_WAIT_NS	(2 * NSEC_PER_MSEC)
+#define SROCE_KQP_TX_WAIT_NS	(2 * NSEC_PER_MSEC)
 
 /* kqp->broken: a ring held an impossible index or WQE. */
 enum {

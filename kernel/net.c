@@ -163,7 +163,7 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 
 	rcu_read_lock();
-	why = sroce_qp_deliver(sdev, &pkt, &rx);
+	why = sroce_kqp_deliver(sdev, &pkt, &rx);
 	rcu_read_unlock();
 	if (!why) {
 		sroce_count(sdev, SROCE_CTR_RX_PACKETS, 1);

@@ -415,7 +415,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-const struct ib_device_ops sroce_qp_verbs_ops = {
+const struct ib_device_ops sroce_kqp_verbs_ops = {
 	.create_qp = sroce_create_qp,
 	.destroy_qp = sroce_destroy_qp,
 	.modify_qp = sroce_modify_qp,

@@ -176,7 +176,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sroce_kqp_settle(kqp, true, false, ktime_get_ns());
 	} else {
 		now = ktime_get_ns();
-		more = sroce_kqp_kick(kqp, SROCE_QP_INLINE_BUDGET, now);
+		more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET, now);
 		sroce_kqp_settle(kqp, more, false, now);
 	}
 	if (irqs_off)

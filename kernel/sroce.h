@@ -460,9 +460,9 @@ static inline struct sroce_kqp *to_kqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_kqp, ibqp);
 }
 
-extern const struct ib_device_ops sroce_qp_verbs_ops;
-int sroce_qp_module_init(void);
-void sroce_qp_module_exit(void);
+extern const struct ib_device_ops sroce_kqp_verbs_ops;
+int sroce_kqp_module_init(void);
+void sroce_kqp_module_exit(void);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -479,16 +479,16 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * and parsed, to the QP its BTH DestQP names.  Returns why it was dropped,
  * or SROCE_DROP_NONE.
  */
-enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
-				 const struct sroce_pkt *pkt,
-				 struct sroce_rx *rx);
+enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
+				  const struct sroce_pkt *pkt,
+				  struct sroce_rx *rx);
 
 /*
  * net.c: RoCEv2 over UDP port 4791 (Documentation/net.rst).
  *
- * A received packet, as handed to sroce_qp_deliver() and back to
+ * A received packet, as handed to sroce_kqp_deliver() and back to
  * sroce_net_copy_payload() through the core's copy_in op.  Valid only
- * during the sroce_qp_deliver() call (the skb is freed after it).
+ * during the sroce_kqp_deliver() call (the skb is freed after it).
  */
 struct sroce_rx {
 	struct sk_buff	*skb;
