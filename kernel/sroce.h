@@ -502,8 +502,8 @@ struct sroce_rx {
 int sroce_net_sock_get(void);
 void sroce_net_sock_put(void);
 /*
- * Copy @len bytes from @payload_off into the packet's IB payload (or, for
- * @payload_off >= SROCE_COPY_GRH, from its GRH image) to @dst at @dst_off.
+ * Copy @len bytes from @payload_off into the packet's IB payload to @dst
+ * at @dst_off (the core's copy_in op reads the GRH image itself).
  * Returns 0 or -EFAULT (out of the packet's bounds).
  */
 int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
