@@ -352,11 +352,11 @@ static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 	if (remote) {
 		err = sroce_mw_access(kqp, key, va, len, access, out);
 		if (err != -ENOENT)
-			return err ? 1 : 0;
+			return err;
 	}
 	/* enum sroce_access is ib_access_flags; 0 is a local read. */
 	return sroce_mem_access(kqp->sdev, kqp->ibqp.pd, key, remote, va, len,
-				access, out) ? 1 : 0;
+				access, out);
 }
 
 /*
@@ -391,7 +391,7 @@ out:
 		kqp->tx_wait = true;
 		sroce_count(sdev, SROCE_CTR_TX_ROOM_WAITS, 1);
 	}
-	return err ? 1 : 0;
+	return err;
 }
 
 static int sroce_kqp_copy_in(void *ctx, const struct sroce_mem_ref *dst,
@@ -404,22 +404,22 @@ static int sroce_kqp_copy_in(void *ctx, const struct sroce_mem_ref *dst,
 	if (payload_off >= SROCE_COPY_GRH) {
 		k = payload_off - SROCE_COPY_GRH;
 		if (k > SROCE_GRH_LEN || len > SROCE_GRH_LEN - k)
-			return 1;
-		return sroce_mem_copy_to(dst, off, rx->grh + k, len) ? 1 : 0;
+			return -EFAULT;
+		return sroce_mem_copy_to(dst, off, rx->grh + k, len);
 	}
-	return sroce_net_copy_payload(rx, payload_off, dst, off, len) ? 1 : 0;
+	return sroce_net_copy_payload(rx, payload_off, dst, off, len);
 }
 
 static int sroce_kqp_store(void *ctx, const struct sroce_mem_ref *dst,
 			   u32 off, const void *src, u32 len)
 {
-	return sroce_mem_copy_to(dst, off, src, len) ? 1 : 0;
+	return sroce_mem_copy_to(dst, off, src, len);
 }
 
 static int sroce_kqp_atomic(void *ctx, const struct sroce_mem_ref *dst,
 			    u8 op, u64 cmp, u64 swap_add, u64 *orig)
 {
-	return sroce_mem_atomic(dst, op, cmp, swap_add, orig) ? 1 : 0;
+	return sroce_mem_atomic(dst, op, cmp, swap_add, orig);
 }
 
 static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
@@ -447,7 +447,7 @@ static int sroce_kqp_invalidate(void *ctx, u32 rkey)
 	err = sroce_mw_invalidate(kqp, rkey, true);
 	if (err == -ENOENT)
 		err = sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey);
-	return err ? 1 : 0;
+	return err;
 }
 
 /* LOCAL_INV, REG_MR and BIND_MW, run by the requester in SQ order. */

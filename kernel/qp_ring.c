@@ -215,7 +215,7 @@ int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out)
 	a = sroce_kqp_ring_next(kqp, &kqp->sq, kqp->sq_prod, kqp->sq_cons,
 				&kqp->sq_seen, &kqp->sq_asked);
 	if (!a)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	sroce_kqp_conv_send(kqp, a, out);
 	sroce_kqp_ring_release(&kqp->sq, ++kqp->sq_cons);
 	return 0;
@@ -235,15 +235,15 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	if (kqp->srq)
 		return sroce_srq_take(kqp->srq, out);
 	if (!kqp->rq.buf)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	a = sroce_kqp_ring_next(kqp, &kqp->rq, kqp->rq_prod, kqp->rq_cons,
 				&kqp->rq_seen, NULL);
 	if (!a)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	if (a->num_sge > kqp->max_recv_sge ||
 	    a->num_sge * sizeof(struct sroce_sge_abi) > room) {
 		kqp->broken = SROCE_KQP_BROKEN;
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	}
 	out->wr_id = a->wr_id;
 	out->num_sge = a->num_sge;

@@ -390,7 +390,7 @@ static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 }
 
 extern const struct ib_device_ops sroce_srq_ops;
-/* A QP's responder takes a WQE (QP lock held): 0, or SROCE_EAGAIN. */
+/* A QP's responder takes a WQE (QP lock held): 0, or -SROCE_EAGAIN. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
 
 /*

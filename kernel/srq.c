@@ -45,7 +45,7 @@ static u32 sroce_srq_prod(const struct sroce_srq *srq)
 
 /*
  * The responder of a QP attached to @srq wants a receive WQE (QP lock
- * held).  0 and *@out filled, or SROCE_EAGAIN if none (RNR).
+ * held).  0 and *@out filled, or -SROCE_EAGAIN if none (RNR).
  */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 {
@@ -54,7 +54,7 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 	enum ib_event_type ev = IB_EVENT_SRQ_ERR;
 	bool raise = false;
 	u32 prod, n;
-	int ret = SROCE_EAGAIN;
+	int ret = -SROCE_EAGAIN;
 
 	spin_lock(&srq->lock);
 	if (srq->broken)

@@ -25,7 +25,8 @@ void sroce_pkt_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
 
 /*
  * Encode @h into @tp and hand it to the caller.  The payload fields of
- * @tp are already set.
+ * @tp are already set.  0, or ops->emit's error, or -SROCE_EINVAL if the
+ * headers do not encode.
  */
 int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 		   const struct sroce_hdrs *h)
@@ -39,7 +40,7 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 	tp->psn = hh.bth.psn;
 	tp->opcode = hh.bth.opcode;
 	if (!tp->hdr_len)
-		return SROCE_EINVAL;
+		return -SROCE_EINVAL;
 	ret = qp->ops->emit(qp->ctx, tp);
 	if (!ret)
 		qp->stats.tx_pkts++;

@@ -619,7 +619,10 @@ void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now)
 		qp->resp.nak_deadline = 0;
 }
 
-/* Send owed READ responses and atomic ACKs, oldest first. */
+/*
+ * Send the next response @r owes: 0, -SROCE_EAGAIN if emit refused it
+ * (try again later), -SROCE_EACCES if the READ's memory went away.
+ */
 static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 {
 	struct sroce_tx_pkt *tp = &qp->txp;
@@ -639,7 +642,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		h.aeth.msn = r->msn;
 		h.atmack = r->orig;
 		if (sroce_pkt_emit(qp, tp, &h))
-			return -1;
+			return -SROCE_EAGAIN;
 		qp->req.resp_sent = true;
 		r->pending = 0;
 		return 0;
@@ -662,14 +665,14 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (qp->ops->mem_access(qp->ctx, r->rkey, true, r->va, len,
 					SROCE_ACCESS_REMOTE_READ,
 					&tp->seg[0].ref))
-			return 1;
+			return -SROCE_EACCES;
 		tp->seg[0].off = 0;
 		tp->seg[0].len = len;
 		tp->nseg = 1;
 		tp->paylen = len;
 	}
 	if (sroce_pkt_emit(qp, tp, &h))
-		return -1;
+		return -SROCE_EAGAIN;
 	qp->req.resp_sent = true;
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
 	r->va += len;
@@ -679,6 +682,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	return 0;
 }
 
+/* Send owed READ responses and atomic ACKs, oldest first. */
 u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 {
 	struct sroce_rd_res *r, *best;
@@ -698,9 +702,9 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 		if (!best)
 			break;
 		ret = sroce_resp_one(qp, best);
-		if (ret < 0)
+		if (ret == -SROCE_EAGAIN)
 			return sent;
-		if (ret > 0 && best->replay) {
+		if (ret && best->replay) {
 			/*
 			 * Dropped like a duplicate READ whose rkey is already
 			 * invalid on arrival: the requester may have the data
@@ -710,7 +714,7 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 			best->pending = 0;
 			continue;
 		}
-		if (ret > 0) {
+		if (ret) {
 			/* The MR went away under a READ: fail it. */
 			best->pending = 0;
 			sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
