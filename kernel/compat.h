@@ -8,7 +8,6 @@
 #define SROCE_COMPAT_H
 
 #include <linux/version.h>
-#include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -31,24 +30,5 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 	return udata;
 }
 #endif
-
-/*
- * udp_tunnel6_xmit_skb() returns an int that is always 0 on 6.1 and void on
- * 6.12 (whose address arguments are also const): callers get a void shim.
- */
-static inline void
-sroce_udp_tunnel6_xmit_skb(struct dst_entry *dst, struct sock *sk,
-			   struct sk_buff *skb, struct net_device *dev,
-			   struct in6_addr *saddr, struct in6_addr *daddr,
-			   u8 prio, u8 ttl, __be32 label, __be16 src_port,
-			   __be16 dst_port, bool nocheck)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	udp_tunnel6_xmit_skb(dst, sk, skb, dev, saddr, daddr, prio, ttl, label,
-			     src_port, dst_port, nocheck);
-#else
-	kfree_skb(skb);
-#endif
-}
 
 #endif /* SROCE_COMPAT_H */

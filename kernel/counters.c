@@ -47,7 +47,7 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_TX_ZCOPY]	= "tx_zcopy_packets",
 };
 
-static const char * const sroce_qp_stat_names[] = {
+static const char * const sroce_kqp_stat_names[] = {
 	"retransmits",
 	"timeouts",
 	"seq_naks_rcvd",
@@ -64,7 +64,7 @@ static const char * const sroce_qp_stat_names[] = {
 	"acks_deferred",
 };
 
-static_assert(ARRAY_SIZE(sroce_qp_stat_names) ==
+static_assert(ARRAY_SIZE(sroce_kqp_stat_names) ==
 	      SROCE_STAT_DROP_BASE - SROCE_STAT_QP_BASE);
 
 /* "rx_drop_" + the reason's name from drop.c; built once at load. */
@@ -78,9 +78,9 @@ void sroce_counters_module_init(void)
 
 	for (i = 0; i < SROCE_CTR_MAX; i++)
 		sroce_stat_descs[i].name = sroce_ctr_names[i];
-	for (i = 0; i < ARRAY_SIZE(sroce_qp_stat_names); i++)
+	for (i = 0; i < ARRAY_SIZE(sroce_kqp_stat_names); i++)
 		sroce_stat_descs[SROCE_STAT_QP_BASE + i].name =
-			sroce_qp_stat_names[i];
+			sroce_kqp_stat_names[i];
 	for (i = 1; i < SROCE_DROP_MAX; i++) {
 		snprintf(sroce_drop_stat_names[i], SROCE_DROP_STAT_NAME_LEN,
 			 "rx_drop_%s", sroce_drop_name(i));
@@ -94,7 +94,7 @@ void sroce_counters_init(struct sroce_dev *sdev)
 	spin_lock_init(&sdev->ctrs.retired_lock);
 }
 
-static void sroce_qp_stats_add(u64 *v, const struct sroce_qp_stats *s)
+static void sroce_kqp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 {
 	/* Read without the QP lock: each u64 is read whole on 64-bit. */
 	v[0] += READ_ONCE(s->retransmits);
@@ -168,14 +168,14 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 		stats->value[SROCE_STAT_DROP_BASE + i - 1] =
 			atomic64_read(&c->drop[i]);
 
-	memset(qv, 0, sizeof(*qv) * ARRAY_SIZE(sroce_qp_stat_names));
+	memset(qv, 0, sizeof(*qv) * ARRAY_SIZE(sroce_kqp_stat_names));
 	spin_lock_irqsave(&c->retired_lock, flags);
-	sroce_qp_stats_add(qv, &c->retired);
+	sroce_kqp_stats_add(qv, &c->retired);
 	spin_unlock_irqrestore(&c->retired_lock, flags);
 	/* QPs are freed only after a grace period (sroce.h, "Lifetime"). */
 	rcu_read_lock();
 	xa_for_each(&to_sdev(ibdev)->qps, qpn, kqp)
-		sroce_qp_stats_add(qv, &kqp->core.stats);
+		sroce_kqp_stats_add(qv, &kqp->core.stats);
 	rcu_read_unlock();
 	return stats->num_counters;
 }

@@ -407,7 +407,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_ah_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_cq_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_counters_ops);
-	ib_set_device_ops(&sdev->ibdev, &sroce_qp_verbs_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_kqp_verbs_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mw_ops);
 	/*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals shared by the QP glue: qp.c (the verbs), qp_ring.c (WQEs in
- * and out of the shared rings) and qp_exec.c (running the protocol core:
- * lock, timer, work, the core's side-effect operations).
+ * Internals shared by the QP glue: qp.c (the verbs), qp_post.c (kernel
+ * post_send/post_recv into the rings), qp_ring.c (WQEs out of the shared
+ * rings) and qp_exec.c (running the protocol core: lock, timer, work, the
+ * core's side-effect operations).
  */
 #ifndef SROCE_KQP_H
 #define SROCE_KQP_H
@@ -15,12 +16,12 @@
  * packets per work pass before the work requeues itself (fairness among
  * QPs; the pass runs with bottom halves disabled).
  */
-#define SROCE_QP_INLINE_BUDGET	16
-#define SROCE_QP_WORK_BUDGET	64
+#define SROCE_KQP_INLINE_BUDGET	16
+#define SROCE_KQP_WORK_BUDGET	64
 /* The network refused a packet: try again this much later, not at once. */
-#define SROCE_QP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
+#define SROCE_KQP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
 /* Refused for TX room (tx_room.c): woken by a destructor; a safety net. */
-#define SROCE_QP_TX_WAIT_NS	(2 * NSEC_PER_MSEC)
+#define SROCE_KQP_TX_WAIT_NS	(2 * NSEC_PER_MSEC)
 
 /* kqp->broken: a ring held an impossible index or WQE. */
 enum {
@@ -29,14 +30,17 @@ enum {
 	SROCE_KQP_ERRORED,	/* moved to ERR, QP_FATAL raised */
 };
 
+/* Send flags a WQE may carry, kernel or user. */
+#define SROCE_KQP_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
 /* qp_ring.c */
 int sroce_kqp_next_send(void *ctx, struct sroce_send_wqe *out);
 int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out);
 bool sroce_kqp_sq_has_more(const struct sroce_kqp *kqp);
 void sroce_kqp_rings_reset(struct sroce_kqp *kqp);
+void sroce_kqp_sq_discard(struct sroce_kqp *kqp);
 void sroce_kqp_sq_set_draining(struct sroce_kqp *kqp, bool on);
-u32 sroce_kqp_sq_stride(u32 max_sge, u32 max_inline);
-u32 sroce_kqp_rq_stride(u32 max_sge);
 
 /* qp_exec.c */
 extern const struct sroce_qp_ops sroce_kqp_core_ops;

@@ -168,7 +168,7 @@ static int __init sroce_init(void)
 	err = sroce_mr_module_init();
 	if (err)
 		goto err_crc;
-	err = sroce_qp_module_init();
+	err = sroce_kqp_module_init();
 	if (err)
 		goto err_mr;
 	err = ib_register_client(&sroce_client);
@@ -183,7 +183,7 @@ static int __init sroce_init(void)
 err_client:
 	ib_unregister_client(&sroce_client);
 err_qp:
-	sroce_qp_module_exit();
+	sroce_kqp_module_exit();
 err_mr:
 	sroce_mr_module_exit();
 err_crc:
@@ -200,7 +200,7 @@ static void __exit sroce_exit(void)
 	ib_unregister_client(&sroce_client);
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_tx_room_exit();
-	sroce_qp_module_exit();
+	sroce_kqp_module_exit();
 	sroce_mr_module_exit();
 	sroce_crc_module_exit();
 }

@@ -21,7 +21,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "kqp.h"
+#include "sroce.h"
 
 #define SROCE_MW_REMOTE	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_ATOMIC)

@@ -172,7 +172,7 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 
 	rcu_read_lock();
-	why = sroce_qp_deliver(sdev, &pkt, &rx);
+	why = sroce_kqp_deliver(sdev, &pkt, &rx);
 	rcu_read_unlock();
 	if (!why) {
 		sroce_count(sdev, SROCE_CTR_RX_PACKETS, 1);
@@ -223,14 +223,7 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
 			   u32 len)
 {
 	struct sroce_copy_state st = { .skb = rx->skb };
-	u32 k;
 
-	if (payload_off >= SROCE_COPY_GRH) {
-		k = payload_off - SROCE_COPY_GRH;
-		if (k > SROCE_GRH_LEN || len > SROCE_GRH_LEN - k)
-			return -EFAULT;
-		return sroce_mem_copy_to(dst, dst_off, rx->grh + k, len);
-	}
 	/* The core checked the length; never read into the ICRC anyway. */
 	if ((u64)rx->payload_off + payload_off + len >
 	    rx->skb->len - SROCE_ICRC_LEN)

@@ -4,7 +4,8 @@
  * The protocol (state machine, requester, responder, completer) is the
  * core's (proto/qp.h); this file sizes and allocates what the core and
  * the rings need and translates verbs attributes.  Running the core is
- * qp_exec.c's job, moving WQEs through the rings qp_ring.c's.
+ * qp_exec.c's job, posting WQEs into the rings qp_post.c's and taking
+ * them out qp_ring.c's.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -77,7 +78,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	u32 stride, room;
 	int err;
 
-	stride = sroce_kqp_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	stride = sroce_ring_sq_stride(cap->max_send_sge, cap->max_inline_data);
 	room = stride - sizeof(struct sroce_send_wqe_abi);
 	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
@@ -90,7 +91,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 		goto done;
 	}
 
-	stride = sroce_kqp_rq_stride(cap->max_recv_sge);
+	stride = sroce_ring_rq_stride(cap->max_recv_sge);
 	room = stride - sizeof(struct sroce_recv_wqe_abi);
 	kqp->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
@@ -433,7 +434,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-const struct ib_device_ops sroce_qp_verbs_ops = {
+const struct ib_device_ops sroce_kqp_verbs_ops = {
 	.create_qp = sroce_create_qp,
 	.destroy_qp = sroce_destroy_qp,
 	.modify_qp = sroce_modify_qp,

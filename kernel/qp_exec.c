@@ -32,28 +32,28 @@
  * with the application instead of starving it (16 busy QPs on one vCPU
  * kept perftest from polling a single completion for seconds).
  */
-static struct workqueue_struct *sroce_qp_wq;
-static struct workqueue_struct *sroce_qp_bulk_wq;
+static struct workqueue_struct *sroce_kqp_wq;
+static struct workqueue_struct *sroce_kqp_bulk_wq;
 
-int sroce_qp_module_init(void)
+int sroce_kqp_module_init(void)
 {
-	sroce_qp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_HIGHPRI |
-				      WQ_MEM_RECLAIM, 0);
-	if (!sroce_qp_wq)
+	sroce_kqp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_HIGHPRI |
+				       WQ_MEM_RECLAIM, 0);
+	if (!sroce_kqp_wq)
 		return -ENOMEM;
-	sroce_qp_bulk_wq = alloc_workqueue("sroce_qp_bulk", WQ_UNBOUND |
-					   WQ_MEM_RECLAIM, 0);
-	if (!sroce_qp_bulk_wq) {
-		destroy_workqueue(sroce_qp_wq);
+	sroce_kqp_bulk_wq = alloc_workqueue("sroce_qp_bulk", WQ_UNBOUND |
+					    WQ_MEM_RECLAIM, 0);
+	if (!sroce_kqp_bulk_wq) {
+		destroy_workqueue(sroce_kqp_wq);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void sroce_qp_module_exit(void)
+void sroce_kqp_module_exit(void)
 {
-	destroy_workqueue(sroce_qp_bulk_wq);
-	destroy_workqueue(sroce_qp_wq);
+	destroy_workqueue(sroce_kqp_bulk_wq);
+	destroy_workqueue(sroce_kqp_wq);
 }
 
 enum sroce_qp_state sroce_kqp_state(const struct sroce_kqp *kqp)
@@ -82,7 +82,7 @@ static void sroce_kqp_queue(struct sroce_kqp *kqp)
 	if (kqp->dying)
 		return;
 	sroce_kqp_sq_set_draining(kqp, true);
-	queue_work(sroce_qp_wq, &kqp->work);
+	queue_work(sroce_kqp_wq, &kqp->work);
 }
 
 /*
@@ -92,7 +92,7 @@ static void sroce_kqp_queue(struct sroce_kqp *kqp)
  */
 void sroce_kqp_wake(struct sroce_kqp *kqp)
 {
-	queue_work(sroce_qp_wq, &kqp->work);
+	queue_work(sroce_kqp_wq, &kqp->work);
 }
 
 /* Lock held: re-arm the timer at the core's deadline or the TX retry. */
@@ -166,7 +166,7 @@ void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
  * the core in, and does what is due itself: a delayed ACK or a
  * retransmission must not wait until a worker gets a CPU that a
  * busy-polling application holds.  Like RX it sends at most
- * SROCE_QP_INLINE_BUDGET packets and leaves the rest to the work.
+ * SROCE_KQP_INLINE_BUDGET packets and leaves the rest to the work.
  */
 static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 {
@@ -183,7 +183,7 @@ static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 		if (sroce_qp_next_deadline(&kqp->core) <= now)
 			sroce_qp_on_deadline(&kqp->core, now);
 		if (sroce_qp_pending(&kqp->core))
-			more = sroce_kqp_kick(kqp, SROCE_QP_INLINE_BUDGET, now);
+			more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET, now);
 		sroce_kqp_settle(kqp, more, false, now);
 	}
 	sroce_kqp_unlock(kqp);
@@ -218,7 +218,7 @@ static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 	if (sroce_qp_next_deadline(qp) <= now)
 		sroce_qp_on_deadline(qp, now);
 	kqp->tx_wait = false;
-	more = sroce_kqp_kick(kqp, SROCE_QP_WORK_BUDGET, now);
+	more = sroce_kqp_kick(kqp, SROCE_KQP_WORK_BUDGET, now);
 	pending = !more && sroce_qp_pending(qp);
 	/*
 	 * Every pass that does not requeue clears the flag, even one that
@@ -241,8 +241,8 @@ static bool sroce_kqp_pass(struct sroce_kqp *kqp)
 	 * under a driver that is slow to free what it sent.
 	 */
 	if (pending)
-		kqp->retry_ns = now + (kqp->tx_wait ? SROCE_QP_TX_WAIT_NS :
-					SROCE_QP_TX_RETRY_NS);
+		kqp->retry_ns = now + (kqp->tx_wait ? SROCE_KQP_TX_WAIT_NS :
+					SROCE_KQP_TX_RETRY_NS);
 	sroce_kqp_arm(kqp);
 	return more;
 }
@@ -260,7 +260,7 @@ static void sroce_kqp_work(struct work_struct *work)
 	 * at normal priority so does the application.
 	 */
 	if (again)
-		queue_work(sroce_qp_bulk_wq, &kqp->work);
+		queue_work(sroce_kqp_bulk_wq, &kqp->work);
 }
 
 void sroce_kqp_exec_init(struct sroce_kqp *kqp)
@@ -312,9 +312,9 @@ void sroce_kqp_flush_all(struct sroce_kqp *kqp)
 	sroce_kqp_unlock(kqp);
 }
 
-enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
-				 const struct sroce_pkt *pkt,
-				 struct sroce_rx *rx)
+enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
+				  const struct sroce_pkt *pkt,
+				  struct sroce_rx *rx)
 {
 	struct sroce_kqp *kqp;
 	enum sroce_drop why;
@@ -352,11 +352,11 @@ static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 	if (remote) {
 		err = sroce_mw_access(kqp, key, va, len, access, out);
 		if (err != -ENOENT)
-			return err ? 1 : 0;
+			return err;
 	}
 	/* enum sroce_access is ib_access_flags; 0 is a local read. */
 	return sroce_mem_access(kqp->sdev, kqp->ibqp.pd, key, remote, va, len,
-				access, out) ? 1 : 0;
+				access, out);
 }
 
 /*
@@ -391,7 +391,7 @@ out:
 		kqp->tx_wait = true;
 		sroce_count(sdev, SROCE_CTR_TX_ROOM_WAITS, 1);
 	}
-	return err ? 1 : 0;
+	return err;
 }
 
 static int sroce_kqp_copy_in(void *ctx, const struct sroce_mem_ref *dst,
@@ -404,22 +404,22 @@ static int sroce_kqp_copy_in(void *ctx, const struct sroce_mem_ref *dst,
 	if (payload_off >= SROCE_COPY_GRH) {
 		k = payload_off - SROCE_COPY_GRH;
 		if (k > SROCE_GRH_LEN || len > SROCE_GRH_LEN - k)
-			return 1;
-		return sroce_mem_copy_to(dst, off, rx->grh + k, len) ? 1 : 0;
+			return -EFAULT;
+		return sroce_mem_copy_to(dst, off, rx->grh + k, len);
 	}
-	return sroce_net_copy_payload(rx, payload_off, dst, off, len) ? 1 : 0;
+	return sroce_net_copy_payload(rx, payload_off, dst, off, len);
 }
 
 static int sroce_kqp_store(void *ctx, const struct sroce_mem_ref *dst,
 			   u32 off, const void *src, u32 len)
 {
-	return sroce_mem_copy_to(dst, off, src, len) ? 1 : 0;
+	return sroce_mem_copy_to(dst, off, src, len);
 }
 
 static int sroce_kqp_atomic(void *ctx, const struct sroce_mem_ref *dst,
 			    u8 op, u64 cmp, u64 swap_add, u64 *orig)
 {
-	return sroce_mem_atomic(dst, op, cmp, swap_add, orig) ? 1 : 0;
+	return sroce_mem_atomic(dst, op, cmp, swap_add, orig);
 }
 
 static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
@@ -447,7 +447,7 @@ static int sroce_kqp_invalidate(void *ctx, u32 rkey)
 	err = sroce_mw_invalidate(kqp, rkey, true);
 	if (err == -ENOENT)
 		err = sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey);
-	return err ? 1 : 0;
+	return err;
 }
 
 /* LOCAL_INV, REG_MR and BIND_MW, run by the requester in SQ order. */

@@ -105,6 +105,19 @@ to_sroce_mentry(struct rdma_user_mmap_entry *e)
 	return container_of(e, struct sroce_mmap_entry, rdma);
 }
 
+u32 sroce_ring_sq_stride(u32 max_sge, u32 max_inline)
+{
+	return roundup_pow_of_two(sizeof(struct sroce_send_wqe_abi) +
+				  max(max_sge * sizeof(struct sroce_sge_abi),
+				      (size_t)max_inline));
+}
+
+u32 sroce_ring_rq_stride(u32 max_sge)
+{
+	return roundup_pow_of_two(sizeof(struct sroce_recv_wqe_abi) +
+				  max_sge * sizeof(struct sroce_sge_abi));
+}
+
 int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride)
 {
 	size_t size;

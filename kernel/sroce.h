@@ -239,6 +239,9 @@ void sroce_ring_free(struct sroce_ring *r);
  */
 bool sroce_mem_charge(size_t size);
 void sroce_mem_uncharge(size_t size);
+/* Power-of-two element sizes: SQ, and RQ or SRQ (uapi/sroce-abi.h). */
+u32 sroce_ring_sq_stride(u32 max_sge, u32 max_inline);
+u32 sroce_ring_rq_stride(u32 max_sge);
 
 static inline void *sroce_ring_elem(const struct sroce_ring *r, u32 idx)
 {
@@ -419,7 +422,7 @@ static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 }
 
 extern const struct ib_device_ops sroce_srq_ops;
-/* A QP's responder takes a WQE (QP lock held): 0, or SROCE_EAGAIN. */
+/* A QP's responder takes a WQE (QP lock held): 0, or -SROCE_EAGAIN. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
 
 /*
@@ -490,9 +493,9 @@ static inline struct sroce_kqp *to_kqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_kqp, ibqp);
 }
 
-extern const struct ib_device_ops sroce_qp_verbs_ops;
-int sroce_qp_module_init(void);
-void sroce_qp_module_exit(void);
+extern const struct ib_device_ops sroce_kqp_verbs_ops;
+int sroce_kqp_module_init(void);
+void sroce_kqp_module_exit(void);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -509,16 +512,16 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * and parsed, to the QP its BTH DestQP names.  Returns why it was dropped,
  * or SROCE_DROP_NONE.
  */
-enum sroce_drop sroce_qp_deliver(struct sroce_dev *sdev,
-				 const struct sroce_pkt *pkt,
-				 struct sroce_rx *rx);
+enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
+				  const struct sroce_pkt *pkt,
+				  struct sroce_rx *rx);
 
 /*
  * net.c: RoCEv2 over UDP port 4791 (Documentation/net.rst).
  *
- * A received packet, as handed to sroce_qp_deliver() and back to
+ * A received packet, as handed to sroce_kqp_deliver() and back to
  * sroce_net_copy_payload() through the core's copy_in op.  Valid only
- * during the sroce_qp_deliver() call (the skb is freed after it).
+ * during the sroce_kqp_deliver() call (the skb is freed after it).
  */
 struct sroce_rx {
 	struct sk_buff	*skb;
@@ -532,8 +535,8 @@ struct sroce_rx {
 int sroce_net_sock_get(void);
 void sroce_net_sock_put(void);
 /*
- * Copy @len bytes from @payload_off into the packet's IB payload (or, for
- * @payload_off >= SROCE_COPY_GRH, from its GRH image) to @dst at @dst_off.
+ * Copy @len bytes from @payload_off into the packet's IB payload to @dst
+ * at @dst_off (the core's copy_in op reads the GRH image itself).
  * Returns 0 or -EFAULT (out of the packet's bounds).
  */
 int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,

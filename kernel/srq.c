@@ -22,7 +22,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "kqp.h"
+#include "sroce.h"
 
 static void sroce_srq_event(struct sroce_srq *srq, enum ib_event_type type)
 {
@@ -45,7 +45,7 @@ static u32 sroce_srq_prod(const struct sroce_srq *srq)
 
 /*
  * The responder of a QP attached to @srq wants a receive WQE (QP lock
- * held).  0 and *@out filled, or SROCE_EAGAIN if none (RNR).
+ * held).  0 and *@out filled, or -SROCE_EAGAIN if none (RNR).
  */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 {
@@ -54,7 +54,7 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 	enum ib_event_type ev = IB_EVENT_SRQ_ERR;
 	bool raise = false;
 	u32 prod, n;
-	int ret = SROCE_EAGAIN;
+	int ret = -SROCE_EAGAIN;
 
 	spin_lock(&srq->lock);
 	if (srq->broken)
@@ -136,7 +136,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	spin_lock_init(&srq->lock);
 	srq->user = !!udata;
 	entries = roundup_pow_of_two(max(init->attr.max_wr, 1u));
-	stride = sroce_kqp_rq_stride(max(init->attr.max_sge, 1u));
+	stride = sroce_ring_rq_stride(max(init->attr.max_sge, 1u));
 	srq->max_sge = min_t(u32, SROCE_MAX_SRQ_SGE,
 			     (stride - sizeof(struct sroce_recv_wqe_abi)) /
 			     sizeof(struct sroce_sge_abi));

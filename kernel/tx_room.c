@@ -23,7 +23,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
-#include "kqp.h"
+#include "sroce.h"
 
 /* Per QP: bulk stays streaming, a requeued request waits 32 KiB at most. */
 #define SROCE_TXQ_HIGH		64

@@ -94,7 +94,7 @@ def counters():
     kernel/counters.c builds its rdma_stat_desc table."""
     src = strip_c_comments(read('kernel/counters.c'))
     ctrs = {}
-    for arr in ('sroce_ctr_names', 'sroce_qp_stat_names'):
+    for arr in ('sroce_ctr_names', 'sroce_kqp_stat_names'):
         for _, n in c_string_array(src, arr):
             ctrs[n] = 'kernel/counters.c ' + arr
     # Drop counters: snprintf(..., "rx_drop_%s", sroce_drop_name(i)) for

@@ -303,8 +303,8 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 	if (atomic) {
 		/* Local memory gets the value in host order, as in rxe. */
 		memcpy(orig, &pkt->h.atmack, sizeof(orig));
-		st = sroce_sge_put(qp, w->wr.sge, w->wr.num_sge, 0, 8, NULL, 0,
-				   orig);
+		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, 0, 8, NULL, 0,
+				     orig);
 	} else {
 		off = k * qp->mtu;
 		want = w->length - off;
@@ -314,8 +314,8 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 			return SROCE_DROP_BAD_SEQUENCE;
 		if (pkt->paylen != want)
 			return SROCE_DROP_BAD_LENGTH;
-		st = sroce_sge_put(qp, w->wr.sge, w->wr.num_sge, off, want,
-				   payload, 0, NULL);
+		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, off, want,
+				     payload, 0, NULL);
 	}
 	if (st) {
 		sroce_comp_fail(qp, st, 0, now);

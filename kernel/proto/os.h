@@ -8,6 +8,7 @@
 #define SROCE_PROTO_OS_H
 
 #ifdef __KERNEL__
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/compiler.h>
@@ -19,6 +20,7 @@
  */
 u32 sroce_crc32(u32 crc, const void *p, size_t len);
 #else
+#include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -50,6 +52,17 @@ typedef int64_t s64;
 /* Same contract as the kernel's crc32_le(); provided by tests/lib/. */
 u32 sroce_crc32(u32 crc, const void *p, size_t len);
 #endif
+
+/*
+ * Error codes of the core and of the ops its host provides: 0 on success,
+ * a negative SROCE_E* on failure, as in the kernel.  They are the host's
+ * errno values (the kernel's in the module, libc's in user space).
+ */
+#define SROCE_EINVAL	EINVAL
+#define SROCE_EAGAIN	EAGAIN
+#define SROCE_ENOMEM	ENOMEM
+#define SROCE_EFAULT	EFAULT
+#define SROCE_EACCES	EACCES
 
 /*
  * Unaligned big-endian accessors.  Headers sit at arbitrary offsets in a

@@ -10,7 +10,7 @@
 #include "os.h"
 
 #define SROCE_PSN_BITS		24
-#define SROCE_PSN_MOD		(1u << SROCE_PSN_BITS)
+#define SROCE_PSN_MOD		0x1000000u	/* 2^SROCE_PSN_BITS */
 #define SROCE_PSN_HALF		(1u << (SROCE_PSN_BITS - 1))
 
 static inline u32 sroce_psn(u32 v)

@@ -52,15 +52,10 @@
 #include "wire.h"
 #include "drop.h"
 
-/* errno-like return codes; the values are Linux's, negated by callers. */
-#define SROCE_EINVAL		22
-#define SROCE_EAGAIN		11
-#define SROCE_ENOMEM		12
-
 /* Limits of the fixed-size parts of the shared structs. */
 #define SROCE_MAX_SGE		16
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)	/* shares the SGE array */
-#define SROCE_MAX_MSG		(1u << 31)		/* IBA message size limit */
+#define SROCE_MAX_MSG		0x80000000u	/* IBA message size limit, 2^31 */
 #define SROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic */
 
 /*
@@ -393,14 +388,15 @@ struct sroce_tx_pkt {
 #define SROCE_COPY_GRH		(U32_MAX - 63)
 
 /*
- * Side effects, provided by the caller.  Every int-returning op returns 0
- * on success, non-zero on failure.  Called only from inside a core entry
- * point, with the caller's per-QP serialisation held.
+ * Side effects, provided by the caller.  Every int-returning op, like
+ * every int-returning core function, returns 0 on success and a negative
+ * SROCE_E* (os.h: the host's errno values) on failure.  Called only from
+ * inside a core entry point, with the caller's per-QP serialisation held.
  */
 struct sroce_qp_ops {
-	/* Next posted send WQE into @out; SROCE_EAGAIN if none. */
+	/* Next posted send WQE into @out; -SROCE_EAGAIN if none. */
 	int (*next_send)(void *ctx, struct sroce_send_wqe *out);
-	/* Take the next receive WQE (RQ or SRQ); SROCE_EAGAIN if none (RNR). */
+	/* Take the next receive WQE (RQ or SRQ); -SROCE_EAGAIN if none (RNR). */
 	int (*recv_wqe)(void *ctx, struct sroce_recv_wqe *out);
 	/*
 	 * Resolve @key (an lkey, or an rkey if @remote) for @len bytes at @va
@@ -410,7 +406,7 @@ struct sroce_qp_ops {
 	 */
 	int (*mem_access)(void *ctx, u32 key, bool remote, u64 va, u32 len,
 			  u32 access, struct sroce_mem_ref *out);
-	/* Transmit one packet; non-zero = try again later (nothing sent). */
+	/* Transmit one packet; failure = try again later (nothing sent). */
 	int (*emit)(void *ctx, const struct sroce_tx_pkt *pkt);
 	/*
 	 * Copy @len payload bytes starting @payload_off into the received
@@ -434,7 +430,7 @@ struct sroce_qp_ops {
 	/* Asynchronous event; may be NULL. */
 	void (*event)(void *ctx, enum sroce_qp_event ev);
 	/*
-	 * SEND_WITH_INV received: invalidate @rkey.  Non-zero completes the
+	 * SEND_WITH_INV received: invalidate @rkey.  Failure completes the
 	 * receive WQE with LOC_QP_OP_ERR and moves the QP to ERR.  May be
 	 * NULL: then the rkey is only reported in the CQE
 	 * (SROCE_WC_F_WITH_INV, cqe->ex) for the caller to act on.

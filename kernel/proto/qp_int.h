@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals shared by the transport files (qp_state.c, req.c, resp.c,
- * comp.c).  Not part of the API: callers use qp.h only.
+ * Internals shared by the transport files (qp_state.c, pkt.c, req.c,
+ * resp.c, comp.c).  Not part of the API: callers use qp.h only.
  */
 #ifndef SROCE_PROTO_QP_INT_H
 #define SROCE_PROTO_QP_INT_H
@@ -56,13 +56,15 @@ static inline bool sroce_pkey_match(u16 a, u16 b)
 void sroce_qp_to_err(struct sroce_qp *qp, u64 now);
 void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now);
 void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev);
-int sroce_qp_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
-		  const struct sroce_hdrs *h);
-u8 sroce_sge_put(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
-		 u32 off, u32 len, const void *payload, u32 poff,
-		 const void *buf);
-void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
-		     u8 opcode, u32 psn);
+
+/* pkt.c */
+void sroce_pkt_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
+			 u8 opcode, u32 psn);
+int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
+		   const struct sroce_hdrs *h);
+u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
+		   u32 off, u32 len, const void *payload, u32 poff,
+		   const void *buf);
 
 /* req.c */
 u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);

@@ -198,89 +198,6 @@ void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev)
 		qp->ops->event(qp->ctx, ev);
 }
 
-void sroce_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
-		     u8 opcode, u32 psn)
-{
-	memset(h, 0, sizeof(*h));
-	h->bth.opcode = opcode;
-	/*
-	 * MigReq 1: a QP without an armed alternate path is in the Migrated
-	 * state, and hardware RoCE NICs (mlx5 creates every QP so) say so
-	 * in every packet.  Receivers without APM ignore the bit.
-	 */
-	h->bth.mig = 1;
-	h->bth.pkey = qp->attr.pkey;
-	h->bth.dqpn = qp->attr.dest_qp_num;
-	h->bth.psn = sroce_psn(psn);
-}
-
-/*
- * Encode @h into @tp and hand it to the caller.  The payload fields of
- * @tp are already set.
- */
-int sroce_qp_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
-		  const struct sroce_hdrs *h)
-{
-	struct sroce_hdrs hh = *h;
-	int ret;
-
-	hh.bth.pad = sroce_pad_for(tp->paylen);
-	tp->pad = hh.bth.pad;
-	tp->hdr_len = (u16)sroce_build(tp->hdr, &hh);
-	tp->psn = hh.bth.psn;
-	tp->opcode = hh.bth.opcode;
-	if (!tp->hdr_len)
-		return SROCE_EINVAL;
-	ret = qp->ops->emit(qp->ctx, tp);
-	if (!ret)
-		qp->stats.tx_pkts++;
-	return ret;
-}
-
-/*
- * Place @len bytes at offset @off of the local buffer @sge[@nsge]: from
- * the received packet (@payload at @poff) or, if @buf, from core memory.
- * Returns a WC status: LOC_LEN_ERR if it does not fit, LOC_PROT_ERR if an
- * lkey does not allow it.
- */
-u8 sroce_sge_put(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
-		 u32 off, u32 len, const void *payload, u32 poff,
-		 const void *buf)
-{
-	const struct sroce_sge *s;
-	struct sroce_mem_ref ref;
-	u32 i, chunk, done = 0;
-	int ret;
-
-	if (nsge > SROCE_MAX_SGE)
-		nsge = SROCE_MAX_SGE;
-	for (i = 0; i < nsge && len; i++) {
-		s = &sge[i];
-		if (off >= s->length) {
-			off -= s->length;
-			continue;
-		}
-		chunk = s->length - off;
-		if (chunk > len)
-			chunk = len;
-		if (qp->ops->mem_access(qp->ctx, s->lkey, false, s->addr + off,
-					chunk, SROCE_ACCESS_LOCAL_WRITE, &ref))
-			return SROCE_WC_LOC_PROT_ERR;
-		if (buf)
-			ret = qp->ops->store(qp->ctx, &ref, 0,
-					     (const u8 *)buf + done, chunk);
-		else
-			ret = qp->ops->copy_in(qp->ctx, &ref, 0, payload,
-					       poff + done, chunk);
-		if (ret)
-			return SROCE_WC_LOC_PROT_ERR;
-		done += chunk;
-		len -= chunk;
-		off = 0;
-	}
-	return len ? SROCE_WC_LOC_LEN_ERR : SROCE_WC_SUCCESS;
-}
-
 int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 {
 	const struct sroce_qp_ops *o = ia->ops;
@@ -500,32 +417,6 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
 	attr->cur_qp_state = qp->state;
 	attr->sq_psn = qp->req.psn;
 	attr->rq_psn = qp->resp.psn;
-}
-
-/* Flush every send WQE the core holds, then those still in the caller's SQ. */
-void sroce_req_flush(struct sroce_qp *qp)
-{
-	struct sroce_swqe *w;
-
-	while (qp->comp.head != qp->req.tail) {
-		w = sroce_sq_slot(qp, qp->comp.head);
-		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
-	}
-	qp->req.next = qp->req.tail;
-	qp->req.hi = qp->req.tail;
-	qp->req.off_psn = 0;
-	for (;;) {
-		w = sroce_sq_slot(qp, qp->req.tail);
-		if (qp->ops->next_send(qp->ctx, &w->wr))
-			break;
-		qp->req.tail++;
-		qp->req.next = qp->req.tail;
-		qp->req.hi = qp->req.tail;
-		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
-	}
-	qp->req.timer_on = false;
-	qp->req.rnr_wait = false;
-	qp->req.stopped = false;
 }
 
 void sroce_qp_to_err(struct sroce_qp *qp, u64 now)

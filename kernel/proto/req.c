@@ -2,7 +2,8 @@
 /*
  * The requester: pulls send WQEs into the core's SQ storage and turns
  * them into path-MTU packets with PSNs, opcodes and AckReq; restarts from
- * any PSN for go-back-N retransmission.
+ * any PSN for go-back-N retransmission; flushes the SQ when the QP
+ * leaves the sending states.
  */
 #include "qp_int.h"
 
@@ -262,7 +263,7 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	bool first, last;
 	u8 op, st;
 
-	sroce_hdrs_init(qp, &h, 0, qp->req.psn);
+	sroce_pkt_hdrs_init(qp, &h, 0, qp->req.psn);
 	tp->paylen = 0;
 	tp->nseg = 0;
 	tp->inline_data = NULL;
@@ -328,7 +329,7 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		break;
 	}
 	h.bth.opcode = sroce_transport(qp) | op;
-	if (sroce_qp_emit(qp, tp, &h)) {
+	if (sroce_pkt_emit(qp, tp, &h)) {
 		qp->req.refused = true;
 		return 0;
 	}
@@ -478,4 +479,30 @@ void sroce_req_catch_up(struct sroce_qp *qp)
 	qp->req.next = qp->req.hi;
 	qp->req.off_psn = 0;
 	qp->req.psn = qp->comp.psn;
+}
+
+/* Flush every send WQE the core holds, then those still in the caller's SQ. */
+void sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w;
+
+	while (qp->comp.head != qp->req.tail) {
+		w = sroce_sq_slot(qp, qp->comp.head);
+		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
+	}
+	qp->req.next = qp->req.tail;
+	qp->req.hi = qp->req.tail;
+	qp->req.off_psn = 0;
+	for (;;) {
+		w = sroce_sq_slot(qp, qp->req.tail);
+		if (qp->ops->next_send(qp->ctx, &w->wr))
+			break;
+		qp->req.tail++;
+		qp->req.next = qp->req.tail;
+		qp->req.hi = qp->req.tail;
+		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
+	}
+	qp->req.timer_on = false;
+	qp->req.rnr_wait = false;
+	qp->req.stopped = false;
 }

@@ -32,7 +32,7 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	struct sroce_tx_pkt *tp = &qp->txp;
 	struct sroce_hdrs h;
 
-	sroce_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
+	sroce_pkt_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
 	h.aeth.syndrome = syn;
 	h.aeth.msn = qp->resp.msn;
 	tp->paylen = 0;
@@ -46,7 +46,7 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	 * our back-pressure, and with many QPs exhaust them.  A later ACK or
 	 * NAK supersedes it (both are cumulative).
 	 */
-	if (sroce_qp_emit(qp, tp, &h)) {
+	if (sroce_pkt_emit(qp, tp, &h)) {
 		if (!qp->resp.ack_held)
 			qp->stats.acks_deferred++;
 		qp->resp.ack_held = true;
@@ -229,8 +229,8 @@ static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 		qp->resp.off = 0;
 		qp->resp.cur = SROCE_OPF_SEND;
 	}
-	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-			   qp->resp.off, pkt->paylen, payload, 0, NULL);
+	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+			     qp->resp.off, pkt->paylen, payload, 0, NULL);
 	if (st)
 		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
 					SROCE_NAK_INVALID_REQ :
@@ -557,12 +557,12 @@ static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
 		return SROCE_DROP_BAD_OPCODE;
 	if (!sroce_resp_get_rwqe(qp))
 		return SROCE_DROP_NO_RESOURCE;
-	st = sroce_sge_put(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
-			   SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
+	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
+			     SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
 	if (!st)
-		st = sroce_sge_put(qp, qp->resp.rwqe.sge,
-				   qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
-				   pkt->paylen, payload, 0, NULL);
+		st = sroce_pkt_place(qp, qp->resp.rwqe.sge,
+				     qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
+				     pkt->paylen, payload, 0, NULL);
 	/* UD keeps running after a bad receive buffer; only the WQE fails. */
 	sroce_resp_complete(qp, st, SROCE_WC_RECV, pkt,
 			    st ? 0 : SROCE_GRH_LEN + pkt->paylen);
@@ -619,7 +619,10 @@ void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now)
 		qp->resp.nak_deadline = 0;
 }
 
-/* Send owed READ responses and atomic ACKs, oldest first. */
+/*
+ * Send the next response @r owes: 0, -SROCE_EAGAIN if emit refused it
+ * (try again later), -SROCE_EACCES if the READ's memory went away.
+ */
 static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 {
 	struct sroce_tx_pkt *tp = &qp->txp;
@@ -632,14 +635,14 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	tp->nseg = 0;
 	tp->inline_data = NULL;
 	tp->ah = 0;
-	sroce_hdrs_init(qp, &h, 0, r->cur_psn);
+	sroce_pkt_hdrs_init(qp, &h, 0, r->cur_psn);
 	if (r->kind != SROCE_OP_READ_REQ) {
 		h.bth.opcode = SROCE_OPC(RC, ATOMIC_ACK);
 		h.aeth.syndrome = SROCE_ACK_SYN;
 		h.aeth.msn = r->msn;
 		h.atmack = r->orig;
-		if (sroce_qp_emit(qp, tp, &h))
-			return -1;
+		if (sroce_pkt_emit(qp, tp, &h))
+			return -SROCE_EAGAIN;
 		qp->req.resp_sent = true;
 		r->pending = 0;
 		return 0;
@@ -662,14 +665,14 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (qp->ops->mem_access(qp->ctx, r->rkey, true, r->va, len,
 					SROCE_ACCESS_REMOTE_READ,
 					&tp->seg[0].ref))
-			return 1;
+			return -SROCE_EACCES;
 		tp->seg[0].off = 0;
 		tp->seg[0].len = len;
 		tp->nseg = 1;
 		tp->paylen = len;
 	}
-	if (sroce_qp_emit(qp, tp, &h))
-		return -1;
+	if (sroce_pkt_emit(qp, tp, &h))
+		return -SROCE_EAGAIN;
 	qp->req.resp_sent = true;
 	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
 	r->va += len;
@@ -679,6 +682,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	return 0;
 }
 
+/* Send owed READ responses and atomic ACKs, oldest first. */
 u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 {
 	struct sroce_rd_res *r, *best;
@@ -698,9 +702,9 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 		if (!best)
 			break;
 		ret = sroce_resp_one(qp, best);
-		if (ret < 0)
+		if (ret == -SROCE_EAGAIN)
 			return sent;
-		if (ret > 0 && best->replay) {
+		if (ret && best->replay) {
 			/*
 			 * Dropped like a duplicate READ whose rkey is already
 			 * invalid on arrival: the requester may have the data
@@ -710,7 +714,7 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 			best->pending = 0;
 			continue;
 		}
-		if (ret > 0) {
+		if (ret) {
 			/* The MR went away under a READ: fail it. */
 			best->pending = 0;
 			sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,

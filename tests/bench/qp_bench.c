@@ -45,7 +45,7 @@ static int bq_next_send(void *ctx, struct sroce_send_wqe *out)
 	struct bq *q = ctx;
 
 	if (!q->have_next)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	*out = q->next;
 	q->have_next = false;
 	return 0;
@@ -53,14 +53,14 @@ static int bq_next_send(void *ctx, struct sroce_send_wqe *out)
 
 static int bq_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 {
-	return SROCE_EAGAIN;
+	return -SROCE_EAGAIN;
 }
 
 static int bq_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 			 u32 access, struct sroce_mem_ref *out)
 {
 	if (key != MR_KEY || va < MR_VA || va + len > MR_VA + PAYLEN)
-		return 1;
+		return -SROCE_EACCES;
 	out->mr = mem;
 	out->va = va;
 	out->len = len;
@@ -87,13 +87,13 @@ static int bq_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 static int bq_store(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		    const void *src, u32 len)
 {
-	return 1;
+	return -SROCE_EFAULT;
 }
 
 static int bq_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 		     u64 cmp, u64 swap_add, u64 *orig)
 {
-	return 1;
+	return -SROCE_EFAULT;
 }
 
 static void bq_complete(void *ctx, const struct sroce_cqe *cqe)

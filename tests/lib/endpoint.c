@@ -139,7 +139,7 @@ static int ep_next_send(void *ctx, struct sroce_send_wqe *out)
 	struct sroce_ep_qp *q = ctx;
 
 	if (q->sq.head == q->sq.tail)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	*out = q->sq.w[q->sq.head++ % q->sq.cap];
 	return 0;
 }
@@ -150,7 +150,7 @@ static int ep_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	struct sroce_ep_rq *rq = q->use_srq ? &q->ep->srq : &q->rq;
 
 	if (rq->head == rq->tail)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	*out = rq->w[rq->head++ % rq->cap];
 	return 0;
 }
@@ -168,13 +168,13 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 		return 0;
 	m = sroce_ep_mr_lookup(q->ep, key);
 	if (!m || m->pd != q->pd)
-		return 1;
+		return -SROCE_EINVAL;
 	if ((m->access & access) != access)
-		return 1;
+		return -SROCE_EACCES;
 	if (remote && !access)
-		return 1;
+		return -SROCE_EACCES;
 	if (va < m->iova || va - m->iova > m->len || len > m->len - (va - m->iova))
-		return 1;
+		return -SROCE_EFAULT;
 	out->mr = m;
 	out->len = len;
 	return 0;
@@ -208,7 +208,7 @@ static int ep_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 	const u8 *src;
 
 	if (!ep_ref_ok(q->ep, "copy_in", dst, off, len))
-		return 1;
+		return -SROCE_EFAULT;
 	if (!len)
 		return 0;
 	if (payload_off >= SROCE_COPY_GRH) {
@@ -216,7 +216,7 @@ static int ep_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 
 		if ((u64)k + len > SROCE_GRH_LEN) {
 			ep_violation(q->ep, "copy_in: GRH bytes %u+%u", k, len);
-			return 1;
+			return -SROCE_EFAULT;
 		}
 		memset(grh, 0, sizeof(grh));
 		if (rx->l3)
@@ -228,7 +228,7 @@ static int ep_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 			ep_violation(q->ep,
 				     "copy_in: payload bytes %u+%u of %u",
 				     payload_off, len, rx->len);
-			return 1;
+			return -SROCE_EFAULT;
 		}
 		src = rx->payload + payload_off;
 	}
@@ -242,7 +242,7 @@ static int ep_store(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 	struct sroce_ep_qp *q = ctx;
 
 	if (!ep_ref_ok(q->ep, "store", dst, off, len))
-		return 1;
+		return -SROCE_EFAULT;
 	if (len)
 		memcpy(sroce_ep_ref_ptr(dst) + off, src, len);
 	return 0;
@@ -256,11 +256,11 @@ static int ep_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 	u8 *p;
 
 	if (!ep_ref_ok(q->ep, "atomic", dst, 0, 8))
-		return 1;
+		return -SROCE_EFAULT;
 	if (dst->va & 7) {
 		ep_violation(q->ep, "atomic: unaligned va %#llx",
 			     (unsigned long long)dst->va);
-		return 1;
+		return -SROCE_EINVAL;
 	}
 	p = sroce_ep_ref_ptr(dst);
 	memcpy(&v, p, 8);
@@ -272,7 +272,7 @@ static int ep_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 		v += swap_add;
 	} else {
 		ep_violation(q->ep, "atomic: op %u", op);
-		return 1;
+		return -SROCE_EINVAL;
 	}
 	memcpy(p, &v, 8);
 	return 0;
@@ -325,7 +325,7 @@ static int ep_invalidate(void *ctx, u32 rkey)
 	struct sroce_ep_mr *m = sroce_ep_mr_lookup(q->ep, rkey);
 
 	if (!m || m->pd != q->pd)
-		return 1;
+		return -SROCE_EINVAL;
 	memset(m, 0, sizeof(*m));
 	return 0;
 }

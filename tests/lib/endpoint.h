@@ -54,7 +54,7 @@ struct sroce_ep_ah {
 struct sroce_ep;
 struct sroce_ep_qp;
 
-/* Where transmitted packets go; set by the user of the endpoint. */
+/* Where transmitted packets go, set by the user; returns as ops->emit. */
 typedef int (*sroce_ep_emit_fn)(void *arg, struct sroce_ep_qp *qp,
 				const struct sroce_tx_pkt *pkt);
 

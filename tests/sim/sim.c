@@ -39,7 +39,7 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 
 	if (s->now < sq->tx_busy_until) {
 		s->st.emit_busy++;
-		return 1;
+		return -SROCE_EAGAIN;
 	}
 	if (sroce_rng_ppm(&s->erng, s->o.emit_busy_ppm)) {
 		/*
@@ -60,7 +60,7 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		e.side = sq->side;
 		e.idx = sq->idx;
 		sim_evq_push(&s->evq, &e);
-		return 1;
+		return -SROCE_EAGAIN;
 	}
 	if (q->qp.type == SROCE_QPT_UD) {
 		const struct sroce_ep_ah *ah = sroce_ep_get_ah(q->ep, pkt->ah);

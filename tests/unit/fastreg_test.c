@@ -151,9 +151,9 @@ static int fr_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 
 	if (len && (key >> 8) == FR_IDX) {
 		if (sroce_mr_st_check(&f->st, key, remote, access))
-			return 1;
+			return -SROCE_EACCES;
 		if (va < RVA || va + len > RVA + 0x10000)
-			return 1;
+			return -SROCE_EFAULT;
 		/* The memory is the mock's; its MR 0 covers all of it. */
 		return mock_mem_access(ctx, 0x100, remote, va, len, access,
 				       out);
@@ -179,7 +179,7 @@ static int fr_invalidate(void *ctx, u32 rkey)
 	struct fr *f = fr_of(ctx);
 
 	f->m->invalidated = rkey;
-	return sroce_mr_st_inv(&f->st, rkey) ? 1 : 0;
+	return sroce_mr_st_inv(&f->st, rkey) ? -SROCE_EINVAL : 0;
 }
 
 static struct sroce_qp_ops fr_ops;

@@ -80,7 +80,7 @@ static int mock_next_send(void *ctx, struct sroce_send_wqe *out)
 	struct mock *m = ctx;
 
 	if (m->sw_head == m->sw_tail)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	*out = m->sw[m->sw_head++ % MOCK_Q];
 	return 0;
 }
@@ -90,7 +90,7 @@ static int mock_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	struct mock *m = ctx;
 
 	if (m->rw_head == m->rw_tail)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	*out = m->rw[m->rw_head++ % MOCK_Q];
 	return 0;
 }
@@ -107,18 +107,18 @@ static int mock_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 		if (r->key != key)
 			continue;
 		if (va < r->va || va + len > r->va + r->len)
-			return 1;
+			return -SROCE_EFAULT;
 		if ((access & r->access) != access)
-			return 1;
+			return -SROCE_EACCES;
 		if (remote && !access)
-			return 1;
+			return -SROCE_EACCES;
 		out->mr = m;
 		out->va = va - r->va + r->host;
 		out->len = len;
 		out->priv = key;
 		return 0;
 	}
-	return 1;
+	return -SROCE_EINVAL;
 }
 
 static u8 *mock_ptr(struct mock *m, u64 va)
@@ -136,10 +136,10 @@ static int mock_emit(void *ctx, const struct sroce_tx_pkt *p)
 
 	if (m->emit_fail) {
 		m->emit_fail--;
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	}
 	if (m->rationed && !m->emit_room)
-		return SROCE_EAGAIN;
+		return -SROCE_EAGAIN;
 	if (m->rationed)
 		m->emit_room--;
 	ck_assert_uint_lt(m->npkt, MOCK_PKTS);
@@ -234,7 +234,7 @@ static int mock_invalidate(void *ctx, u32 rkey)
 	struct mock *m = ctx;
 
 	m->invalidated = rkey;
-	return m->fail_invalidate;
+	return m->fail_invalidate ? -SROCE_EINVAL : 0;
 }
 
 static const struct sroce_qp_ops mock_ops = {
