@@ -415,8 +415,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * A destroyed QP completes nothing more: its WQEs vanish with it (verbs
  * leaves flushing to the consumer, ib_drain_qp).  The exception is a user
  * QP taken away by device removal, whose process is still polling: it is
- * flushed first (sroce_kqp_flush_all).  Contract 1's order: unpublish,
- * stop the timer and work, wait for RX readers, free.
+ * flushed first (sroce_kqp_flush_all).  The order (Documentation/
+ * datapath.rst, "Objects"): unpublish, stop the timer and work, wait
+ * for RX readers, free.
  */
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {

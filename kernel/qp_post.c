@@ -127,9 +127,10 @@ static int sroce_kqp_put_send(struct sroce_kqp *kqp,
 
 /*
  * post_send.  For a user QP this is the doorbell (a zero-WR command,
- * contract 5): the provider has published WQEs in the ring.  Either way
- * the posting thread runs the requester for a few packets itself, for
- * latency, and leaves the rest to the work.
+ * Documentation/datapath.rst, "Doorbells"): the provider has published
+ * WQEs in the ring.  Either way the posting thread runs the requester
+ * for a few packets itself, for latency, and leaves the rest to the
+ * work.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
