@@ -27,6 +27,7 @@ enum {
 	SROCE_STAT_QP_ERROR_NAKS_RCVD,
 	SROCE_STAT_QP_TX_STALLS,
 	SROCE_STAT_QP_ACKS_DEFERRED,
+	SROCE_STAT_QP_FLUSHES_DEFERRED,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -62,6 +63,7 @@ static const char * const sroce_kqp_stat_names[] = {
 	"error_naks_rcvd",
 	"tx_stalls",
 	"acks_deferred",
+	"flushes_deferred",
 };
 
 static_assert(ARRAY_SIZE(sroce_kqp_stat_names) ==
@@ -111,6 +113,7 @@ static void sroce_kqp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[11] += READ_ONCE(s->error_naks_rcvd);
 	v[12] += READ_ONCE(s->tx_stalls);
 	v[13] += READ_ONCE(s->acks_deferred);
+	v[14] += READ_ONCE(s->flushes_deferred);
 }
 
 /*
@@ -140,6 +143,7 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->error_naks_rcvd += s->error_naks_rcvd;
 	r->tx_stalls += s->tx_stalls;
 	r->acks_deferred += s->acks_deferred;
+	r->flushes_deferred += s->flushes_deferred;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 

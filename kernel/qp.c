@@ -207,6 +207,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ia.qpn = qpn;
 	ia.sq = kqp->swqe;
 	ia.sq_size = kqp->sq.entries;
+	ia.rq_size = kqp->rq.entries;
 	ia.res = kqp->res;
 	ia.max_res = kqp->res ? SROCE_MAX_RD_ATOMIC : 0;
 	ia.sq_sig_all = kqp->sq_sig_all;

@@ -494,6 +494,7 @@ struct sroce_qp_stats {
 	u64 error_naks_rcvd;
 	u64 tx_stalls;		/* ACK timeouts not counted: own TX refused */
 	u64 acks_deferred;	/* ACK/NAKs refused by emit, sent later */
+	u64 flushes_deferred;	/* flushes that left WQEs for a later kick */
 };
 
 struct sroce_qp {
@@ -512,6 +513,9 @@ struct sroce_qp {
 	/* SQ storage: indices are free-running, slot = idx % sq_size. */
 	struct sroce_swqe *sq;
 	u32 sq_size;
+	u32 rq_size;		/* most WQEs one ERR flush takes from the RQ */
+	/* ERR/SQE: a flush stopped at its budget, the rings may hold more. */
+	bool flush_more;
 
 	struct {
 		u32 tail;	/* one past the newest WQE pulled in */
@@ -577,6 +581,7 @@ struct sroce_qp_init_attr {
 	u32 qpn;
 	struct sroce_swqe *sq;		/* sq_size slots */
 	u32 sq_size;
+	u32 rq_size;			/* RQ entries (0: as many as sq_size) */
 	struct sroce_rd_res *res;	/* max_res slots (RC), may be NULL otherwise */
 	u32 max_res;			/* upper bound of max_dest_rd_atomic */
 	bool sq_sig_all;

@@ -71,7 +71,7 @@ u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);
 bool sroce_req_ready(const struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_catch_up(struct sroce_qp *qp);
-void sroce_req_flush(struct sroce_qp *qp);
+bool sroce_req_flush(struct sroce_qp *qp, u32 budget);
 void sroce_req_loss(struct sroce_qp *qp, bool timeout);
 void sroce_req_grow(struct sroce_qp *qp);
 
@@ -90,6 +90,6 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now);
 bool sroce_resp_ready(const struct sroce_qp *qp);
 void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now);
 void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now);
-void sroce_resp_flush(struct sroce_qp *qp);
+bool sroce_resp_flush(struct sroce_qp *qp, u32 budget);
 
 #endif /* SROCE_PROTO_QP_INT_H */

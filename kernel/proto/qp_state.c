@@ -220,6 +220,7 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	qp->ctx = ia->ctx;
 	qp->sq = ia->sq;
 	qp->sq_size = ia->sq_size;
+	qp->rq_size = ia->srq ? 0 : ia->rq_size ? ia->rq_size : ia->sq_size;
 	qp->sq_sig_all = ia->sq_sig_all;
 	qp->srq = ia->srq;
 	qp->resp.res = ia->type == SROCE_QPT_RC ? ia->res : NULL;
@@ -419,6 +420,25 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
 	attr->rq_psn = qp->resp.psn;
 }
 
+/*
+ * ERR and SQE complete every WQE in error: those the core holds, then at
+ * most @sq_budget and @rq_budget of those still in the caller's rings.
+ * A producer that refills its ring as fast as it is flushed must not keep
+ * a CPU here: what is left waits for the next kick (sroce_qp_pending()
+ * asks for one), so a hostile process costs its own QP's passes.
+ */
+static void sroce_qp_flush_rings(struct sroce_qp *qp, u32 sq_budget,
+				 u32 rq_budget, bool rq)
+{
+	bool more = sroce_req_flush(qp, sq_budget);
+
+	if (rq && sroce_resp_flush(qp, rq_budget))
+		more = true;
+	if (more)
+		qp->stats.flushes_deferred++;
+	qp->flush_more = more;
+}
+
 void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
 {
 	if (qp->state == SROCE_QPS_ERR)
@@ -426,8 +446,7 @@ void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
 	qp->state = SROCE_QPS_ERR;
 	qp->attr.qp_state = SROCE_QPS_ERR;
 	qp->attr.sq_draining = 0;
-	sroce_req_flush(qp);
-	sroce_resp_flush(qp);
+	sroce_qp_flush_rings(qp, qp->sq_size, qp->rq_size, true);
 	if (qp->srq)
 		sroce_qp_event(qp, SROCE_EVENT_QP_LAST_WQE_REACHED);
 }
@@ -440,7 +459,7 @@ void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now)
 	qp->state = SROCE_QPS_SQE;
 	qp->attr.qp_state = SROCE_QPS_SQE;
 	qp->attr.sq_draining = 0;
-	sroce_req_flush(qp);
+	sroce_qp_flush_rings(qp, qp->sq_size, 0, false);
 }
 
 void sroce_qp_flush(struct sroce_qp *qp, u64 now_ns)
@@ -454,6 +473,9 @@ bool sroce_qp_pending(const struct sroce_qp *qp)
 {
 	if (qp->state == SROCE_QPS_RESET || qp->state == SROCE_QPS_INIT)
 		return false;
+	if ((qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_SQE) &&
+	    qp->flush_more)
+		return true;
 	return sroce_req_ready(qp) || sroce_resp_ready(qp);
 }
 
@@ -463,11 +485,10 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 
 	switch (qp->state) {
 	case SROCE_QPS_ERR:
-		sroce_req_flush(qp);
-		sroce_resp_flush(qp);
-		return false;
+		sroce_qp_flush_rings(qp, budget, budget, true);
+		return qp->flush_more;
 	case SROCE_QPS_SQE:
-		sroce_req_flush(qp);
+		sroce_qp_flush_rings(qp, budget, 0, false);
 		break;
 	case SROCE_QPS_RESET:
 	case SROCE_QPS_INIT:

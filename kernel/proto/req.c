@@ -481,10 +481,16 @@ void sroce_req_catch_up(struct sroce_qp *qp)
 	qp->req.psn = qp->comp.psn;
 }
 
-/* Flush every send WQE the core holds, then those still in the caller's SQ. */
-void sroce_req_flush(struct sroce_qp *qp)
+/*
+ * Flush every send WQE the core holds (at most sq_size), then at most
+ * @budget of those still in the caller's SQ.  True if it stopped at
+ * @budget with the SQ maybe not empty.
+ */
+bool sroce_req_flush(struct sroce_qp *qp, u32 budget)
 {
 	struct sroce_swqe *w;
+	bool more = false;
+	u32 n;
 
 	while (qp->comp.head != qp->req.tail) {
 		w = sroce_sq_slot(qp, qp->comp.head);
@@ -493,7 +499,11 @@ void sroce_req_flush(struct sroce_qp *qp)
 	qp->req.next = qp->req.tail;
 	qp->req.hi = qp->req.tail;
 	qp->req.off_psn = 0;
-	for (;;) {
+	for (n = 0;; n++) {
+		if (n == budget) {
+			more = true;
+			break;
+		}
 		w = sroce_sq_slot(qp, qp->req.tail);
 		if (qp->ops->next_send(qp->ctx, &w->wr))
 			break;
@@ -505,4 +515,5 @@ void sroce_req_flush(struct sroce_qp *qp)
 	qp->req.timer_on = false;
 	qp->req.rnr_wait = false;
 	qp->req.stopped = false;
+	return more;
 }

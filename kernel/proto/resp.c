@@ -730,8 +730,11 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 	return sent;
 }
 
-/* Fail the receive WQE in progress and, without an SRQ, every posted one. */
-void sroce_resp_flush(struct sroce_qp *qp)
+/*
+ * Fail the receive WQE in progress and, without an SRQ, at most @budget
+ * posted ones.  True if it stopped at @budget with the RQ maybe not empty.
+ */
+bool sroce_resp_flush(struct sroce_qp *qp, u32 budget)
 {
 	u32 i;
 
@@ -744,10 +747,13 @@ void sroce_resp_flush(struct sroce_qp *qp)
 		sroce_resp_complete(qp, SROCE_WC_WR_FLUSH_ERR, SROCE_WC_RECV,
 				    NULL, 0);
 	if (qp->srq)
-		return;
-	while (!qp->ops->recv_wqe(qp->ctx, &qp->resp.rwqe)) {
+		return false;
+	for (i = 0; i < budget; i++) {
+		if (qp->ops->recv_wqe(qp->ctx, &qp->resp.rwqe))
+			return false;
 		qp->resp.have_rwqe = true;
 		sroce_resp_complete(qp, SROCE_WC_WR_FLUSH_ERR, SROCE_WC_RECV,
 				    NULL, 0);
 	}
+	return true;
 }

@@ -276,6 +276,69 @@ START_TEST(test_flush_in_order)
 }
 END_TEST
 
+/* A producer that refills its SQ and RQ as fast as the core takes. */
+static u32 endless_taken;
+
+static int endless_send(void *ctx, struct sroce_send_wqe *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->wr_id = ++endless_taken;
+	out->opcode = SROCE_WR_SEND;
+	return 0;
+}
+
+static int endless_recv(void *ctx, struct sroce_recv_wqe *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->wr_id = ++endless_taken;
+	return 0;
+}
+
+static void endless_complete(void *ctx, const struct sroce_cqe *cqe)
+{
+	struct mock *m = ctx;
+
+	m->ncqe++;
+}
+
+/*
+ * ERR and SQE flushes are bounded: the move to ERR takes at most one
+ * ring's worth from each ring, a kick at most its budget, and what is
+ * left is pending for the next kick.
+ */
+START_TEST(test_flush_bounded)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 1, true);
+	struct sroce_qp_ops ops = *m->qp.ops;
+	struct sroce_qp_attr a;
+
+	ops.next_send = endless_send;
+	ops.recv_wqe = endless_recv;
+	ops.complete = endless_complete;
+	mock_connect(m, 2);
+	mock_attr(&a, 2);
+	m->qp.ops = &ops;
+	endless_taken = 0;
+	ck_assert_int_eq(mock_to(m, &a, SROCE_QPS_ERR, SROCE_QP_STATE), 0);
+	/* One ring's worth each: sq_size, and rq_size (sq_size if unset). */
+	ck_assert_uint_eq(endless_taken, 2 * MOCK_SQ);
+	ck_assert_uint_eq(m->ncqe, 2 * MOCK_SQ);
+	ck_assert(sroce_qp_pending(&m->qp));
+	ck_assert_uint_eq(m->qp.stats.flushes_deferred, 1);
+	/* Each kick takes at most its budget from each ring. */
+	ck_assert(sroce_qp_kick(&m->qp, 16, 1));
+	ck_assert_uint_eq(endless_taken, 2 * MOCK_SQ + 32);
+	ck_assert(sroce_qp_kick(&m->qp, 0, 1));	/* takes none: more */
+	ck_assert_uint_eq(endless_taken, 2 * MOCK_SQ + 32);
+	ck_assert_uint_eq(m->qp.stats.flushes_deferred, 3);
+	/* The producer stops: the next kick drains and nothing is pending. */
+	m->qp.ops = &mock_ops;
+	ck_assert(!sroce_qp_kick(&m->qp, 16, 2));
+	ck_assert(!sroce_qp_pending(&m->qp));
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_srq_last_wqe)
 {
 	struct mock *m = calloc(1, sizeof(*m));
@@ -435,6 +498,7 @@ Suite *qp_state_suite(void)
 	tcase_add_test(tc, test_srq_last_wqe);
 	tcase_add_test(tc, test_rx_admission);
 	tcase_add_test(tc, test_rx_path);
+	tcase_add_test(tc, test_flush_bounded);
 	tcase_add_test(tc, test_timer_tables);
 	suite_add_tcase(s, tc);
 	return s;
