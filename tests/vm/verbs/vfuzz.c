@@ -676,13 +676,14 @@ static void op_bind_mw(struct th *t)
 static void op_create_cq(struct th *t)
 {
 	int s = FREE_SLOT(t, t->cq);
-	int cqe = rcount(t, 256, dattr.max_cqe);
+	int cqe = one_in(t, 4) ? (int)rcount(t, 256, dattr.max_cqe) :
+		  1 + (int)rn(t, 256);
 
 	if (s < 0)
 		return;
 	t->cq[s] = ibv_create_cq(C(t), cqe, NULL,
 				 one_in(t, 2) ? t->u->ch : NULL,
-				 one_in(t, 10) ? (int)rnd(t) : (int)rn(t, 4));
+				 one_in(t, 10) ? (int)rnd(t) : 0);
 	if (t->cq[s])
 		t->created[K_CQ]++;
 	done(t, OP_create_cq, t->cq[s] ? 0 : eno(-1));
@@ -796,6 +797,15 @@ static void op_create_qp(struct th *t)
 
 	if (!pd || !scq || !rcq || s < 0)
 		return;
+	/* Three in four sane, so that there are QPs to drive. */
+	if (!one_in(t, 4)) {
+		a.cap.max_send_wr = 1 + rn(t, 64);
+		a.cap.max_recv_wr = 1 + rn(t, 64);
+		a.cap.max_send_sge = 1 + rn(t, 4);
+		a.cap.max_recv_sge = 1 + rn(t, 4);
+		a.cap.max_inline_data = rn(t, 256);
+		a.qp_type = types[rn(t, 6)];
+	}
 	t->qp[s] = ibv_create_qp(pd, &a);
 	if (t->qp[s])
 		t->created[K_QP]++;
@@ -877,6 +887,25 @@ static void op_modify_qp(struct th *t)
 			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	if (one_in(t, 20))
 		mask = rnd(t);
+	/* Half of them a legal next state, with a plausible mask. */
+	if (one_in(t, 2)) {
+		struct ibv_qp_attr cur;
+		struct ibv_qp_init_attr ia;
+
+		if (!ibv_query_qp(qp, &cur, IBV_QP_STATE, &ia))
+			a.qp_state = cur.qp_state == IBV_QPS_RTS && one_in(t, 2) ?
+				     IBV_QPS_SQD + rn(t, 3) :
+				     cur.qp_state < IBV_QPS_RTS ? cur.qp_state + 1 :
+				     rn(t, 2) ? IBV_QPS_RESET : IBV_QPS_ERR;
+		mask &= ~(IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
+			  IBV_QP_RATE_LIMIT | IBV_QP_CUR_STATE | IBV_QP_CAP);
+		/* To ERR or RESET (or SQD) from anywhere: the state alone. */
+		if (one_in(t, 3)) {
+			a.qp_state = one_in(t, 4) ? IBV_QPS_SQD :
+				     one_in(t, 2) ? IBV_QPS_ERR : IBV_QPS_RESET;
+			mask = IBV_QP_STATE;
+		}
+	}
 	if (!one_in(t, 10))
 		mask |= IBV_QP_STATE;
 	done(t, OP_modify_qp, eno(ibv_modify_qp(qp, &a, mask)));
@@ -1465,7 +1494,7 @@ static const struct wop wops[] = {
 	{ OP_destroy_cq, 2, op_destroy_cq },	{ OP_create_srq, 3, op_create_srq },
 	{ OP_modify_srq, 3, op_modify_srq },	{ OP_query_srq, 1, op_query_srq },
 	{ OP_destroy_srq, 2, op_destroy_srq },	{ OP_create_qp, 6, op_create_qp },
-	{ OP_modify_qp, 8, op_modify_qp },	{ OP_connect_qp, 8, op_connect_qp },
+	{ OP_modify_qp, 10, op_modify_qp },	{ OP_connect_qp, 8, op_connect_qp },
 	{ OP_query_qp, 2, op_query_qp },	{ OP_destroy_qp, 4, op_destroy_qp },
 	{ OP_create_ah, 3, op_create_ah },	{ OP_destroy_ah, 2, op_destroy_ah },
 	{ OP_post_send, 24, op_post_send },	{ OP_post_recv, 12, op_post_recv },
