@@ -26,8 +26,10 @@
  * own and closes it with its objects alive now and then (also after the
  * device went away: the thread reopens the device by name until it is
  * back); with --raw each thread also writes random legacy uverbs write()
- * commands, with random handles, on a context of its own whose libibverbs
- * objects it never destroys.
+ * commands, with random handles, on a context of its own or on one all
+ * threads share, contexts whose libibverbs objects are never destroyed
+ * through libibverbs (so that a handle reused under libibverbs' feet
+ * cannot make it wait for events forever), and drives traffic on them.
  *
  * The fuzzer must not hang and must not crash: every wait has a deadline,
  * and a watchdog fails the run (exit 3) if one call is still running
@@ -117,17 +119,26 @@ struct uctx {
 	bool running;
 };
 
+/*
+ * --raw: a context whose objects libibverbs never destroys (raw commands
+ * may destroy them, or others that reuse their handles).
+ */
+struct rawset {
+	struct uctx u;
+	uint8_t *arena;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[2];
+	struct ibv_mr *mr;
+	unsigned long ops;
+};
+
 struct th {
 	int id;
 	uint64_t rng, seed;
 	struct uctx *u;		/* the shared context or @own */
 	struct uctx own;
-	struct uctx raw;	/* --raw: objects never destroyed by libibverbs */
-	struct ibv_pd *raw_pd;
-	struct ibv_cq *raw_cq;
-	struct ibv_qp *raw_qp[2];
-	struct ibv_mr *raw_mr;
-	unsigned long raw_ops;
+	struct rawset raw;	/* --raw: this thread's */
 	union ibv_gid gid;
 	struct ibv_pd *pd[NPD];
 	struct ibv_mr *mr[NMR];
@@ -141,6 +152,7 @@ struct th {
 	unsigned long ok[NOPS], fail[NOPS], err[NOPS][NERR];
 	unsigned long created[NKINDS];
 	unsigned long forks, children_killed, reopens;
+	double slowest[NOPS];	/* the longest call of each op, seconds */
 	double last_reopen;
 	/* For the watchdog. */
 	volatile double op_start;	/* 0 when idle */
@@ -1290,7 +1302,7 @@ static void child(struct th *t)
 		case 6: op_create_qp(t); break;
 		case 7: op_reg_mr(t); break;
 		default:
-			if (one_in(t, 4) && !opt_raw) {
+			if (one_in(t, 4)) {
 				/* The child's copy of the context only. */
 				ibv_close_device(C(t));
 				_exit(0);
@@ -1354,7 +1366,7 @@ static void op_close_ctx(struct th *t)
 }
 
 /* The raw context: a connected RC pair libibverbs never destroys. */
-static void raw_open(struct th *t)
+static void raw_open(struct th *t, struct rawset *r)
 {
 	struct ibv_qp_init_attr ia = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -1363,27 +1375,34 @@ static void raw_open(struct th *t)
 	};
 	int i;
 
-	t->raw_pd = NULL;
-	t->raw_cq = NULL;
-	t->raw_qp[0] = t->raw_qp[1] = NULL;
-	t->raw_mr = NULL;
-	if (!uctx_open(&t->raw))
+	r->pd = NULL;
+	r->cq = NULL;
+	r->qp[0] = r->qp[1] = NULL;
+	r->mr = NULL;
+	if (!uctx_open(&r->u))
 		return;
 	t->created[K_CTX]++;
-	t->raw_pd = ibv_alloc_pd(t->raw.ctx);
-	t->raw_cq = ibv_create_cq(t->raw.ctx, 64, NULL, NULL, 0);
-	if (!t->raw_pd || !t->raw_cq)
+	r->pd = ibv_alloc_pd(r->u.ctx);
+	r->cq = ibv_create_cq(r->u.ctx, 64, NULL, NULL, 0);
+	if (!r->pd || !r->cq)
 		return;
-	t->raw_mr = ibv_reg_mr(t->raw_pd, t->arena, ARENA,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			       IBV_ACCESS_REMOTE_READ);
-	ia.send_cq = ia.recv_cq = t->raw_cq;
+	r->mr = ibv_reg_mr(r->pd, r->arena, ARENA, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	ia.send_cq = ia.recv_cq = r->cq;
 	for (i = 0; i < 2; i++)
-		t->raw_qp[i] = ibv_create_qp(t->raw_pd, &ia);
-	if (t->raw_qp[0] && t->raw_qp[1]) {
-		connect_qp(t, t->raw_qp[0], t->raw_qp[1]->qp_num);
-		connect_qp(t, t->raw_qp[1], t->raw_qp[0]->qp_num);
+		r->qp[i] = ibv_create_qp(r->pd, &ia);
+	if (r->qp[0] && r->qp[1]) {
+		connect_qp(t, r->qp[0], r->qp[1]->qp_num);
+		connect_qp(t, r->qp[1], r->qp[0]->qp_num);
 	}
+}
+
+/* Half the time the context all threads share, else this thread's. */
+static struct rawset sraw;
+
+static struct rawset *raw_pick(struct th *t)
+{
+	return one_in(t, 2) && sraw.u.ctx ? &sraw : &t->raw;
 }
 
 /*
@@ -1392,7 +1411,7 @@ static void raw_open(struct th *t)
  * a buffer of ours, or at nothing.  Commands that create a file (comp
  * channel) are left out: they would leak descriptors.
  */
-static void op_raw_cmd(struct th *t)
+static void op_raw_cmd(struct th *t, struct rawset *rs)
 {
 	static uint8_t resp[8192] __attribute__((aligned(64)));
 	uint32_t buf[256];
@@ -1401,7 +1420,7 @@ static void op_raw_cmd(struct th *t)
 	int words = 2 + rn(t, 60), i;
 	ssize_t r;
 
-	if (!t->raw.ctx)
+	if (!rs->u.ctx)
 		return;
 	do
 		cmd = rn(t, IB_USER_VERBS_CMD_OPEN_QP + 1);
@@ -1419,13 +1438,13 @@ static void op_raw_cmd(struct th *t)
 
 		memcpy(body, &p, sizeof(p));
 	}
-	if (cmd == IB_USER_VERBS_CMD_POST_SEND && t->raw_qp[0] && one_in(t, 2)) {
+	if (cmd == IB_USER_VERBS_CMD_POST_SEND && rs->qp[0] && one_in(t, 2)) {
 		/* A plausible post_send on the raw QP: real WRs in the body. */
 		struct ib_uverbs_post_send *ps = (void *)body;
 		struct ib_uverbs_send_wr *w = ps->send_wr;
 		struct ib_uverbs_sge *sg = (void *)(w + 1);
 
-		ps->qp_handle = t->raw_qp[0]->handle;
+		ps->qp_handle = rs->qp[0]->handle;
 		ps->wr_count = rn(t, 3);
 		ps->sge_count = rn(t, 3);
 		ps->wqe_size = one_in(t, 4) ? rnd(t) : sizeof(*w);
@@ -1434,32 +1453,33 @@ static void op_raw_cmd(struct th *t)
 		w->num_sge = rn(t, 3);
 		w->opcode = rn(t, 16);
 		w->send_flags = rn(t, 32);
-		w->wr.rdma.remote_addr = (uintptr_t)t->arena + rn(t, ARENA);
-		w->wr.rdma.rkey = t->raw_mr && !one_in(t, 4) ? t->raw_mr->rkey : rnd(t);
+		w->wr.rdma.remote_addr = (uintptr_t)rs->arena + rn(t, ARENA);
+		w->wr.rdma.rkey = rs->mr && !one_in(t, 4) ? rs->mr->rkey : rnd(t);
 		for (i = 0; i < 2; i++) {
-			sg[i].addr = (uintptr_t)t->arena + rn(t, ARENA);
+			sg[i].addr = (uintptr_t)rs->arena + rn(t, ARENA);
 			sg[i].length = rn(t, 8192);
-			sg[i].lkey = t->raw_mr && !one_in(t, 4) ? t->raw_mr->lkey : rnd(t);
+			sg[i].lkey = rs->mr && !one_in(t, 4) ? rs->mr->lkey : rnd(t);
 		}
 		words = (sizeof(*ps) + sizeof(*w) + 2 * sizeof(*sg)) / 4;
 	}
 	h->command = cmd;
 	h->in_words = one_in(t, 8) ? (int)rn(t, 70) : words + 2;
 	h->out_words = one_in(t, 8) ? rn(t, 2048) : 16;
-	r = write(t->raw.ctx->cmd_fd, buf, (words + 2) * 4);
+	r = write(rs->u.ctx->cmd_fd, buf, (words + 2) * 4);
 	done(t, OP_raw_cmd, r < 0 ? errno : 0);
-	if (++t->raw_ops % 500 == 0) {
-		uctx_close(&t->raw, false);
-		raw_open(t);
+	/* Our own one, closed with everything in it now and then. */
+	if (rs == &t->raw && ++rs->ops % 500 == 0) {
+		uctx_close(&rs->u, false);
+		raw_open(t, rs);
 	}
 }
 
-/* Traffic on the raw pair, whose handles op_raw_cmd may have destroyed. */
-static void op_raw_post(struct th *t)
+/* Traffic on a raw pair, whose handles op_raw_cmd may have destroyed. */
+static void op_raw_post(struct th *t, struct rawset *rs)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)t->arena + rn(t, ARENA / 2),
+	struct ibv_sge sg = { .addr = (uintptr_t)rs->arena + rn(t, ARENA / 2),
 			      .length = rn(t, 4096),
-			      .lkey = t->raw_mr ? t->raw_mr->lkey : 0 };
+			      .lkey = rs->mr ? rs->mr->lkey : 0 };
 	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1,
 				 .opcode = rn(t, 2) ? IBV_WR_RDMA_WRITE : IBV_WR_SEND,
 				 .send_flags = IBV_SEND_SIGNALED }, *bad;
@@ -1467,13 +1487,13 @@ static void op_raw_post(struct th *t)
 	struct ibv_wc wc[8];
 	int e;
 
-	if (!t->raw_qp[0] || !t->raw_qp[1] || !t->raw_mr)
+	if (!rs->qp[0] || !rs->qp[1] || !rs->mr)
 		return;
-	w.wr.rdma.remote_addr = (uintptr_t)t->arena + ARENA / 2;
-	w.wr.rdma.rkey = t->raw_mr->rkey;
-	ibv_post_recv(t->raw_qp[1], &rw, &rbad);
-	e = eno(ibv_post_send(t->raw_qp[0], &w, &bad));
-	ibv_poll_cq(t->raw_cq, 8, wc);
+	w.wr.rdma.remote_addr = (uintptr_t)rs->arena + ARENA / 2;
+	w.wr.rdma.rkey = rs->mr->rkey;
+	ibv_post_recv(rs->qp[1], &rw, &rbad);
+	e = eno(ibv_post_send(rs->qp[0], &w, &bad));
+	ibv_poll_cq(rs->cq, 8, wc);
 	done(t, OP_raw_post, e);
 }
 
@@ -1549,15 +1569,21 @@ static void *thread_main(void *arg)
 		if (ibv_query_gid(shared.ctx, 1, gidx, &t->gid))
 			memset(&t->gid, 0, sizeof(t->gid));
 	}
-	if (opt_raw)
-		raw_open(t);
+	if (opt_raw) {
+		t->raw.arena = t->arena;
+		raw_open(t, &t->raw);
+	}
 	for (n = 0; n < max_ops && !stopping; n++) {
+		if (t->op_start && now() - t->op_start > t->slowest[t->cur_op])
+			t->slowest[t->cur_op] = now() - t->op_start;
 		t->cur_idx = n;
+		t->cur_op = OP_query;
 		t->op_start = now();
 		if (t->op_start - t_start > secs)
 			break;
 		if (!C(t)) {
 			/* Our context went with the device: reopen by name. */
+			t->cur_op = OP_reopen;
 			if (t->op_start - t->last_reopen > 0.1)
 				done(t, OP_reopen, reopen(t) ? 0 : ENODEV);
 			else
@@ -1588,9 +1614,9 @@ static void *thread_main(void *arg)
 		if (opt_raw && one_in(t, 6)) {
 			t->cur_op = OP_raw_cmd;
 			if (one_in(t, 3))
-				op_raw_post(t);
+				op_raw_post(t, raw_pick(t));
 			else
-				op_raw_cmd(t);
+				op_raw_cmd(t, raw_pick(t));
 			continue;
 		}
 		r = rn(t, total);
@@ -1606,7 +1632,7 @@ static void *thread_main(void *arg)
 	if (opt_close_mid)
 		uctx_close(&t->own, true);
 	if (opt_raw)
-		uctx_close(&t->raw, false);
+		uctx_close(&t->raw.u, false);
 	t->op_start = 0;
 	return NULL;
 }
@@ -1737,6 +1763,19 @@ int main(int argc, char **argv)
 		memset(t->arena, 0, ARENA);
 		printf("vfuzz: thread %u seed %" PRIu64 "\n", i, t->seed);
 	}
+	if (opt_raw) {
+		/* Its QPs connected with a PRNG of their own. */
+		static struct th boot;
+
+		boot.rng = seed ^ 0x5a5a5a5a5a5a5a5aULL;
+		if (ibv_query_gid(shared.ctx, 1, gidx, &boot.gid))
+			memset(&boot.gid, 0, sizeof(boot.gid));
+		sraw.arena = aligned_alloc(4096, ARENA);
+		if (!sraw.arena)
+			return 2;
+		memset(sraw.arena, 0, ARENA);
+		raw_open(&boot, &sraw);
+	}
 	if (pthread_create(&wd, NULL, watchdog, NULL))
 		return 2;
 	for (i = 0; i < nthreads; i++)
@@ -1746,12 +1785,17 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	stopping = true;
 	uctx_close(&shared, true);
+	if (opt_raw)
+		uctx_close(&sraw.u, false);
 
 	for (o = 0; o < NOPS; o++) {
 		unsigned long so = 0, sf = 0, ec[NERR] = { 0 };
+		double slow = 0;
 		int top = 0;
 
 		for (i = 0; i < nthreads; i++) {
+			if (ths[i].slowest[o] > slow)
+				slow = ths[i].slowest[o];
 			so += ths[i].ok[o];
 			sf += ths[i].fail[o];
 			for (k = 0; k < NERR; k++)
@@ -1761,8 +1805,8 @@ int main(int argc, char **argv)
 			if (ec[k] > ec[top])
 				top = k;
 		if (so + sf)
-			printf("vfuzz: op %-14s %8lu ok %8lu failed%s%s\n", op_name[o],
-			       so, sf, sf ? ", mostly " : "",
+			printf("vfuzz: op %-14s %8lu ok %8lu failed, slowest %6.3f s%s%s\n",
+			       op_name[o], so, sf, slow, sf ? ", mostly " : "",
 			       sf ? (top ? strerror(top) : "other") : "");
 		ok += so;
 		fails += sf;
