@@ -81,6 +81,7 @@
 #define MAX_SGE	8
 #define MAX_WR	4
 #define NERR	140	/* errno histogram size */
+#define NRAW	(IB_USER_VERBS_CMD_OPEN_QP + 1)
 
 #define OPS(X)								\
 	X(alloc_pd) X(dealloc_pd) X(reg_mr) X(rereg_mr) X(dereg_mr)	\
@@ -153,6 +154,7 @@ struct th {
 	unsigned long created[NKINDS];
 	unsigned long forks, children_killed, reopens;
 	double slowest[NOPS];	/* the longest call of each op, seconds */
+	unsigned long raw_ok[NRAW], raw_err[NRAW][NERR];
 	double last_reopen;
 	/* For the watchdog. */
 	volatile double op_start;	/* 0 when idle */
@@ -1405,10 +1407,32 @@ static struct rawset *raw_pick(struct th *t)
 	return one_in(t, 2) && sraw.u.ctx ? &sraw : &t->raw;
 }
 
+/* Each legacy command's request struct, for raw commands of the right size. */
+static const unsigned short raw_req[NRAW] = {
+#define R(c, st) [IB_USER_VERBS_CMD_##c] = sizeof(struct ib_uverbs_##st)
+	R(QUERY_DEVICE, query_device), R(QUERY_PORT, query_port),
+	R(ALLOC_PD, alloc_pd), R(DEALLOC_PD, dealloc_pd),
+	R(CREATE_AH, create_ah), R(DESTROY_AH, destroy_ah),
+	R(REG_MR, reg_mr), R(REREG_MR, rereg_mr), R(DEREG_MR, dereg_mr),
+	R(ALLOC_MW, alloc_mw), R(DEALLOC_MW, dealloc_mw),
+	R(CREATE_CQ, create_cq), R(RESIZE_CQ, resize_cq),
+	R(DESTROY_CQ, destroy_cq), R(POLL_CQ, poll_cq),
+	R(REQ_NOTIFY_CQ, req_notify_cq), R(CREATE_QP, create_qp),
+	R(QUERY_QP, query_qp), R(MODIFY_QP, modify_qp),
+	R(DESTROY_QP, destroy_qp), R(POST_SEND, post_send),
+	R(POST_RECV, post_recv), R(ATTACH_MCAST, attach_mcast),
+	R(DETACH_MCAST, detach_mcast), R(CREATE_SRQ, create_srq),
+	R(MODIFY_SRQ, modify_srq), R(QUERY_SRQ, query_srq),
+	R(DESTROY_SRQ, destroy_srq), R(POST_SRQ_RECV, post_srq_recv),
+	R(OPEN_XRCD, open_xrcd), R(CLOSE_XRCD, close_xrcd),
+	R(CREATE_XSRQ, create_xsrq), R(OPEN_QP, open_qp),
+#undef R
+};
+
 /*
  * One legacy write() command with random words: handles and counts
- * small, the response pointer (the first u64 of most commands) aimed at
- * a buffer of ours, or at nothing.  Commands that create a file (comp
+ * mostly small, the response pointer (the first u64 of most commands)
+ * aimed at a buffer of ours, or at nothing.  Commands that create a file (comp
  * channel) are left out: they would leak descriptors.
  */
 static void op_raw_cmd(struct th *t, struct rawset *rs)
@@ -1417,7 +1441,7 @@ static void op_raw_cmd(struct th *t, struct rawset *rs)
 	uint32_t buf[256];
 	struct ib_uverbs_cmd_hdr *h = (void *)buf;
 	uint32_t *body = buf + 2, cmd;
-	int words = 2 + rn(t, 60), i;
+	int words = 2 + rn(t, 60), fill, i;
 	ssize_t r;
 
 	if (!rs->u.ctx)
@@ -1426,7 +1450,24 @@ static void op_raw_cmd(struct th *t, struct rawset *rs)
 		cmd = rn(t, IB_USER_VERBS_CMD_OPEN_QP + 1);
 	while (cmd == IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL ||
 	       cmd == IB_USER_VERBS_CMD_GET_CONTEXT);
-	for (i = 0; i < words; i++) {
+	/*
+	 * ib_core refuses nonzero bytes past the command's struct
+	 * (EOPNOTSUPP): mostly the struct's size, filled, then for the
+	 * commands that take driver data a few more words, zero or not;
+	 * else any size, random words up to a random point, zeros after.
+	 */
+	fill = words;
+	if (raw_req[cmd] && !one_in(t, 5)) {
+		fill = raw_req[cmd] / 4;
+		words = fill + (one_in(t, 3) ? rn(t, 8) : 0);
+		if (one_in(t, 2))
+			fill = words;
+	} else if (!one_in(t, 3)) {
+		words = 2 + rn(t, 14);
+		fill = rn(t, words + 1);
+	}
+	memset(body, 0, words * 4);
+	for (i = 0; i < fill; i++) {
 		switch (rn(t, 4)) {
 		case 0: body[i] = rnd(t); break;
 		case 1: body[i] = 0; break;
@@ -1464,9 +1505,17 @@ static void op_raw_cmd(struct th *t, struct rawset *rs)
 	}
 	h->command = cmd;
 	h->in_words = one_in(t, 8) ? (int)rn(t, 70) : words + 2;
-	h->out_words = one_in(t, 8) ? rn(t, 2048) : 16;
+	h->out_words = one_in(t, 8) ? rn(t, 2048) : 256;
 	r = write(rs->u.ctx->cmd_fd, buf, (words + 2) * 4);
 	done(t, OP_raw_cmd, r < 0 ? errno : 0);
+	if (trace)
+		fprintf(stderr, "t%d raw command %u, %d words in, %d out: %s\n",
+			t->id, cmd, h->in_words, h->out_words,
+			r < 0 ? strerror(errno) : "ok");
+	if (r >= 0)
+		t->raw_ok[cmd]++;
+	else
+		t->raw_err[cmd][errno > 0 && errno < NERR ? errno : 0]++;
 	/* Our own one, closed with everything in it now and then. */
 	if (rs == &t->raw && ++rs->ops % 500 == 0) {
 		uctx_close(&rs->u, false);
@@ -1810,6 +1859,24 @@ int main(int argc, char **argv)
 			       sf ? (top ? strerror(top) : "other") : "");
 		ok += so;
 		fails += sf;
+	}
+	for (o = 0; opt_raw && o < NRAW; o++) {
+		unsigned long so = 0, sf = 0, ec[NERR] = { 0 };
+		int top = 0;
+
+		for (i = 0; i < nthreads; i++) {
+			so += ths[i].raw_ok[o];
+			for (k = 0; k < NERR; k++) {
+				ec[k] += ths[i].raw_err[o][k];
+				sf += ths[i].raw_err[o][k];
+			}
+		}
+		for (k = 0; k < NERR; k++)
+			if (ec[k] > ec[top])
+				top = k;
+		if (so + sf)
+			printf("vfuzz: raw command %2d %6lu ok %6lu failed%s%s\n", o, so, sf,
+			       sf ? ", mostly " : "", sf ? (top ? strerror(top) : "other") : "");
 	}
 	for (i = 0; i < nthreads; i++) {
 		calls += ths[i].calls;
