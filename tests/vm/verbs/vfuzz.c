@@ -18,18 +18,23 @@
  * that traffic flows) and AHs; posts of random valid and invalid WRs
  * (every opcode, random SGE lists, lkeys and rkeys, inline), polls,
  * req_notify, queries; random stores into the rings the device shares
- * with the process (every /dev/infiniband/uverbs* mapping, as
- * scribble.c finds them), including forged WQEs with a bumped producer
- * index.  With --fork a thread forks now and then with all its objects
- * alive and the child touches them (posts, polls, modifies, scribbles,
- * closes) and exits; with --close-mid each thread has a context of its
- * own and closes it with its objects alive now and then (also after the
- * device went away: the thread reopens the device by name until it is
- * back); with --raw each thread also writes random legacy uverbs write()
- * commands, with random handles, on a context of its own or on one all
- * threads share, contexts whose libibverbs objects are never destroyed
- * through libibverbs (so that a handle reused under libibverbs' feet
- * cannot make it wait for events forever), and drives traffic on them.
+ * with the process (every mapping the provider made, seen through this
+ * program's own mmap and munmap, which the provider's calls resolve to;
+ * /dev/infiniband/uverbs* in /proc/self/maps otherwise), including
+ * forged WQEs with a bumped producer index.
+ *
+ * With --fork a thread forks now and then with all its objects alive and
+ * the child touches them (posts, polls, modifies, scribbles, closes) and
+ * exits.  With --close-mid each thread has a context of its own and
+ * closes it with its objects alive now and then, unmapping the rings the
+ * provider left mapped so that the kernel tears the context down there
+ * and then; after the device went away the thread reopens it by name
+ * until it is back.  With --raw each thread also writes random legacy
+ * uverbs write() commands with random handles, on a context of its own
+ * or on one all threads share, contexts whose libibverbs objects are
+ * never destroyed through libibverbs (so that a handle reused under
+ * libibverbs' feet cannot make it wait for events forever), and drives
+ * traffic on them.
  *
  * The fuzzer must not hang and must not crash: every wait has a deadline,
  * and a watchdog fails the run (exit 3) if one call is still running
@@ -60,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,7 +182,6 @@ static struct th ths[MAX_THREADS];
 static volatile bool stopping;
 static double t_start;
 static unsigned long events_async, events_comp;
-static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread sigjmp_buf *guard;
 
 static double now(void)
@@ -359,11 +364,87 @@ static void uctx_stop(struct uctx *u)
  * (ibv_destroy_comp_channel would refuse while CQs use it), the context
  * with ibv_close_device.  The objects' memory is abandoned.
  */
+/* ---- the device's mappings -------------------------------------------- */
+
+/*
+ * mmap and munmap of this process go through here (the provider's calls
+ * resolve to these definitions before libc's), so that the fuzzer knows
+ * each shared mapping's file descriptor, and so that no mapping comes or
+ * goes while a scribble is between choosing an address and storing to
+ * it (the address could be somebody's heap by then).
+ */
+#define MAX_RMAPS	8192
+
+struct rmap {
+	uintptr_t addr;
+	size_t len;
+	int fd;
+};
+
+static struct rmap rmaps[MAX_RMAPS];
+static int nrmaps;
+static pthread_rwlock_t maps_rw = PTHREAD_RWLOCK_INITIALIZER;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	pthread_rwlock_wrlock(&maps_rw);
+	p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && fd >= 0 && (flags & MAP_SHARED) &&
+	    nrmaps < MAX_RMAPS)
+		rmaps[nrmaps++] = (struct rmap){ (uintptr_t)p, len, fd };
+	pthread_rwlock_unlock(&maps_rw);
+	return p;
+}
+
+static void rmaps_forget(uintptr_t a, size_t len)
+{
+	int i;
+
+	for (i = 0; i < nrmaps; i++)
+		if (rmaps[i].addr < a + len && a < rmaps[i].addr + rmaps[i].len)
+			rmaps[i--] = rmaps[--nrmaps];
+}
+
+int munmap(void *addr, size_t len)
+{
+	int r;
+
+	pthread_rwlock_wrlock(&maps_rw);
+	r = syscall(SYS_munmap, addr, len);
+	if (!r)
+		rmaps_forget((uintptr_t)addr, len);
+	pthread_rwlock_unlock(&maps_rw);
+	return r;
+}
+
+/*
+ * Unmap what the provider mapped from @fd and left behind: a closed
+ * context's rings.  A mapping holds the file, so without this the
+ * context (and every object in it) would live on until exit.
+ */
+static void unmap_fd(int fd)
+{
+	int i;
+
+	pthread_rwlock_wrlock(&maps_rw);
+	for (i = 0; i < nrmaps; i++)
+		if (rmaps[i].fd == fd) {
+			syscall(SYS_munmap, rmaps[i].addr, rmaps[i].len);
+			rmaps[i--] = rmaps[--nrmaps];
+		}
+	pthread_rwlock_unlock(&maps_rw);
+}
+
 static int uctx_close(struct uctx *u, bool clean)
 {
 	int ret = 0;
 
 	uctx_stop(u);
+	/* Before the close: the fd's number is free for reuse after it. */
+	if (u->ctx && !clean)
+		unmap_fd(u->ctx->cmd_fd);
 	if (u->ch) {
 		if (!clean || ibv_destroy_comp_channel(u->ch))
 			close(u->ch->fd);
@@ -439,16 +520,25 @@ static int do_scribble(struct th *t)
 	size_t len, off;
 	int n, k;
 
-	pthread_mutex_lock(&maps_lock);
-	n = uverbs_maps(maps, 128);
-	pthread_mutex_unlock(&maps_lock);
-	if (!n)
-		return ENOENT;
-	k = rn(t, n);
-	base = (uint8_t *)maps[k].start;
-	len = maps[k].end - maps[k].start;
+	pthread_rwlock_rdlock(&maps_rw);
+	if (nrmaps) {
+		k = rn(t, nrmaps);
+		base = (uint8_t *)rmaps[k].addr;
+		len = rmaps[k].len;
+	} else {
+		/* The provider's mmap did not come through here. */
+		n = uverbs_maps(maps, 128);
+		if (!n) {
+			pthread_rwlock_unlock(&maps_rw);
+			return ENOENT;
+		}
+		k = rn(t, n);
+		base = (uint8_t *)maps[k].start;
+		len = maps[k].end - maps[k].start;
+	}
 	if (sigsetjmp(jb, 1)) {
 		guard = NULL;
+		pthread_rwlock_unlock(&maps_rw);
 		return EFAULT;
 	}
 	guard = &jb;
@@ -505,6 +595,7 @@ static int do_scribble(struct th *t)
 	}
 	}
 	guard = NULL;
+	pthread_rwlock_unlock(&maps_rw);
 	return 0;
 }
 
