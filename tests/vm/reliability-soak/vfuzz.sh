@@ -1,0 +1,1 @@
+../reliability/vfuzz.sh
