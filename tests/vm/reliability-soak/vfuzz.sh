@@ -1,1 +1,0 @@
-../reliability/vfuzz.sh
