@@ -346,8 +346,13 @@ static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 				u32 len, u32 access, struct sroce_mem_ref *out)
 {
 	struct sroce_kqp *kqp = ctx;
+	struct ib_pd *pd = kqp->ibqp.pd;
 	int err;
 
+	/* A receive WQE taken from an SRQ belongs to the SRQ's PD. */
+	if ((access & SROCE_ACCESS_RECV) && kqp->srq)
+		pd = kqp->srq->ibsrq.pd;
+	access &= ~SROCE_ACCESS_RECV;
 	/* An rkey may name a memory window (mw.c); its checks are its own. */
 	if (remote) {
 		err = sroce_mw_access(kqp, key, va, len, access, out);
@@ -355,8 +360,8 @@ static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 			return err;
 	}
 	/* enum sroce_access is ib_access_flags; 0 is a local read. */
-	return sroce_mem_access(kqp->sdev, kqp->ibqp.pd, key, remote, va, len,
-				access, out);
+	return sroce_mem_access(kqp->sdev, pd, key, remote, va, len, access,
+				out);
 }
 
 /*

@@ -304,7 +304,7 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		/* Local memory gets the value in host order, as in rxe. */
 		memcpy(orig, &pkt->h.atmack, sizeof(orig));
 		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, 0, 8, NULL, 0,
-				     orig);
+				     orig, false);
 	} else {
 		off = k * qp->mtu;
 		want = w->length - off;
@@ -315,7 +315,7 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		if (pkt->paylen != want)
 			return SROCE_DROP_BAD_LENGTH;
 		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, off, want,
-				     payload, 0, NULL);
+				     payload, 0, NULL, false);
 	}
 	if (st) {
 		sroce_comp_fail(qp, st, 0, now);

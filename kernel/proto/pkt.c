@@ -50,13 +50,14 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 /*
  * Place @len bytes at offset @off of the local buffer @sge[@nsge]: from
  * the received packet (@payload at @poff) or, if @buf, from core memory.
- * Returns a WC status: LOC_LEN_ERR if it does not fit, LOC_PROT_ERR if an
- * lkey does not allow it.
+ * @recv: the SGEs are a receive WQE's.  Returns a WC status: LOC_LEN_ERR
+ * if it does not fit, LOC_PROT_ERR if an lkey does not allow it.
  */
 u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		   u32 off, u32 len, const void *payload, u32 poff,
-		   const void *buf)
+		   const void *buf, bool recv)
 {
+	u32 access = SROCE_ACCESS_LOCAL_WRITE | (recv ? SROCE_ACCESS_RECV : 0);
 	const struct sroce_sge *s;
 	struct sroce_mem_ref ref;
 	u32 i, chunk, done = 0;
@@ -74,7 +75,7 @@ u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		if (chunk > len)
 			chunk = len;
 		if (qp->ops->mem_access(qp->ctx, s->lkey, false, s->addr + off,
-					chunk, SROCE_ACCESS_LOCAL_WRITE, &ref))
+					chunk, access, &ref))
 			return SROCE_WC_LOC_PROT_ERR;
 		if (buf)
 			ret = qp->ops->store(qp->ctx, &ref, 0,

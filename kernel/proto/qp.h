@@ -142,6 +142,11 @@ enum sroce_access {		/* ib_access_flags */
 	SROCE_ACCESS_REMOTE_READ	= 1 << 2,
 	SROCE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
 	SROCE_ACCESS_MW_BIND		= 1 << 4,	/* windows may be bound */
+	/*
+	 * Not a right: tells ops->mem_access() that the lkey is a receive
+	 * WQE's, which belongs to the SRQ's PD on a QP with an SRQ.
+	 */
+	SROCE_ACCESS_RECV		= 1 << 30,
 };
 
 /*
@@ -400,8 +405,9 @@ struct sroce_qp_ops {
 	int (*recv_wqe)(void *ctx, struct sroce_recv_wqe *out);
 	/*
 	 * Resolve @key (an lkey, or an rkey if @remote) for @len bytes at @va
-	 * needing @access (enum sroce_access; 0 = local read).  Checks key
-	 * validity, PD, access flags and bounds.  Failure maps to
+	 * needing @access (enum sroce_access; 0 = local read; with
+	 * SROCE_ACCESS_RECV the PD is the SRQ's, if the QP has one).  Checks
+	 * key validity, PD, access flags and bounds.  Failure maps to
 	 * LOC_PROT_ERR locally and to a remote access NAK remotely.
 	 */
 	int (*mem_access)(void *ctx, u32 key, bool remote, u64 va, u32 len,

@@ -64,7 +64,7 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 		   const struct sroce_hdrs *h);
 u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		   u32 off, u32 len, const void *payload, u32 poff,
-		   const void *buf);
+		   const void *buf, bool recv);
 
 /* req.c */
 u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);

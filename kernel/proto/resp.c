@@ -230,7 +230,7 @@ static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 		qp->resp.cur = SROCE_OPF_SEND;
 	}
 	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-			     qp->resp.off, pkt->paylen, payload, 0, NULL);
+			     qp->resp.off, pkt->paylen, payload, 0, NULL, true);
 	if (st)
 		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
 					SROCE_NAK_INVALID_REQ :
@@ -558,11 +558,11 @@ static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
 	if (!sroce_resp_get_rwqe(qp))
 		return SROCE_DROP_NO_RESOURCE;
 	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
-			     SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL);
+			     SROCE_GRH_LEN, payload, SROCE_COPY_GRH, NULL, true);
 	if (!st)
 		st = sroce_pkt_place(qp, qp->resp.rwqe.sge,
 				     qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
-				     pkt->paylen, payload, 0, NULL);
+				     pkt->paylen, payload, 0, NULL, true);
 	/* UD keeps running after a bad receive buffer; only the WQE fails. */
 	sroce_resp_complete(qp, st, SROCE_WC_RECV, pkt,
 			    st ? 0 : SROCE_GRH_LEN + pkt->paylen);

@@ -161,6 +161,7 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 	struct sroce_ep_qp *q = ctx;
 	struct sroce_ep_mr *m;
 
+	access &= ~SROCE_ACCESS_RECV;	/* the SRQ shares its QPs' PD here */
 	memset(out, 0, sizeof(*out));
 	out->va = va;
 	/* A zero-length range needs no key (IBA 9.4.4: R_Key not checked). */

@@ -149,6 +149,7 @@ static int fr_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 {
 	struct fr *f = fr_of(ctx);
 
+	access &= ~SROCE_ACCESS_RECV;
 	if (len && (key >> 8) == FR_IDX) {
 		if (sroce_mr_st_check(&f->st, key, remote, access))
 			return -SROCE_EACCES;

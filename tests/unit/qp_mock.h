@@ -101,6 +101,7 @@ static int mock_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 	struct mock *m = ctx;
 	u32 i;
 
+	access &= ~SROCE_ACCESS_RECV;	/* one PD here */
 	for (i = 0; i < m->nmr; i++) {
 		struct mock_mr *r = &m->mr[i];
 

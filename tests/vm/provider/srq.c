@@ -11,8 +11,10 @@
  * event (not while the count stays at the limit; once when it drops below
  * it; the limit reads 0 afterwards and does not fire again), a UD QP on
  * an SRQ (GRH, src_qp), a full SRQ refusing a post (ENOMEM), a destroy
- * refused while a QP is attached, and IBV_EVENT_QP_LAST_WQE_REACHED when
- * a QP on an SRQ goes to ERR.  Output ends with "srq: N passed, M failed".
+ * refused while a QP is attached, IBV_EVENT_QP_LAST_WQE_REACHED when
+ * a QP on an SRQ goes to ERR, and the lkeys of an SRQ's WQEs checked
+ * against the SRQ's PD, not the QP's (a UD QP in one PD on an SRQ of
+ * another).  Output ends with "srq: N passed, M failed".
  */
 #include <errno.h>
 #include <poll.h>
@@ -374,6 +376,99 @@ static void ud_phase(void)
 	      !ibv_destroy_qp(c) && !ibv_destroy_srq(srq));
 }
 
+/* A UD SEND of MSG bytes from @c to @s; the receive's status, or -1. */
+static int ud_recv_status(struct ibv_qp *c, struct ibv_qp *s,
+			  struct ibv_ah *ah)
+{
+	struct ibv_wc wc[2];
+	int i;
+
+	if (send_msg(c, 0, MSG, ah, s->qp_num) || !reap(wc, 2))
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (wc[i].opcode == IBV_WC_RECV ||
+		    (wc[i].status && wc[i].wr_id < 1000))
+			return wc[i].status;
+	return -1;
+}
+
+/*
+ * The receive WQEs of an SRQ belong to the SRQ's PD: a UD QP in PD 1 on
+ * an SRQ of PD 2 takes a buffer of PD 2's MR and refuses one of PD 1's.
+ */
+static void pd_phase(void)
+{
+	static uint8_t buf2[2 * MSG + 64];
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
+						   .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp_attr a = { .port_num = 1, .qkey = 0x11111111 };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_sge sge = { .length = 40 + MSG };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr2 = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *s = NULL, *c = NULL;
+	struct ibv_ah *ah = NULL;
+	int i, ret = -1;
+
+	if (pd2) {
+		mr2 = ibv_reg_mr(pd2, buf2, sizeof(buf2),
+				 IBV_ACCESS_LOCAL_WRITE);
+		srq = ibv_create_srq(pd2, &sia);
+	}
+	if (srq) {
+		c = ibv_create_qp(pd, &ia);
+		ia.srq = srq;
+		s = ibv_create_qp(pd, &ia);
+	}
+	for (i = 0; s && c && i < 2; i++) {
+		struct ibv_qp *q = i ? c : s;
+
+		a.qp_state = IBV_QPS_INIT;
+		ret = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				    IBV_QP_PORT | IBV_QP_QKEY);
+		a.qp_state = IBV_QPS_RTR;
+		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		if (ret)
+			break;
+	}
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = gidx;
+	aa.grh.hop_limit = 64;
+	ah = ret ? NULL : ibv_create_ah(pd, &aa);
+	CHECK("UD QP of PD 1 on an SRQ of PD 2", mr2 && ah);
+	if (!ah)
+		return;
+	memset(buf, 0x6b, MSG);
+	sge.addr = (uintptr_t)buf2;
+	sge.lkey = mr2->lkey;
+	wr.wr_id = 81;
+	CHECK("post_srq_recv, the SRQ's PD's MR",
+	      !ibv_post_srq_recv(srq, &wr, &bad));
+	CHECK("received into the SRQ's PD's MR",
+	      ud_recv_status(c, s, ah) == IBV_WC_SUCCESS &&
+	      !memcmp(buf2 + 40, buf, MSG));
+	sge.addr = (uintptr_t)buf + MSG;
+	sge.lkey = mr->lkey;
+	wr.wr_id = 82;
+	CHECK("post_srq_recv, the QP's PD's MR",
+	      !ibv_post_srq_recv(srq, &wr, &bad));
+	CHECK("refused: the QP's PD is not the SRQ's (LOC_PROT_ERR)",
+	      ud_recv_status(c, s, ah) == IBV_WC_LOC_PROT_ERR);
+	CHECK("PD teardown", !ibv_destroy_ah(ah) && !ibv_destroy_qp(s) &&
+	      !ibv_destroy_qp(c) && !ibv_destroy_srq(srq) &&
+	      !ibv_dereg_mr(mr2) && !ibv_dealloc_pd(pd2));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -392,6 +487,7 @@ int main(int argc, char **argv)
 	}
 	rc_phase();
 	ud_phase();
+	pd_phase();
 	CHECK("teardown", !ibv_dereg_mr(mr) && !ibv_destroy_cq(cq) &&
 	      !ibv_dealloc_pd(pd) && !ibv_close_device(ctx));
 	printf("srq: %d passed, %d failed\n", passed, failed);
