@@ -127,6 +127,17 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 		return SROCE_DROP_NO_RESOURCE;
 
 	/*
+	 * The headers and the QP first, the ICRC over the whole datagram
+	 * after: junk sent to the port costs a header parse and a lookup,
+	 * and nothing of a packet is acted on before its ICRC passed.
+	 */
+	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
+	if (why)
+		return why;
+	if (!xa_load(&sdev->qps, pkt.h.bth.dqpn))
+		return SROCE_DROP_UNKNOWN_QP;
+
+	/*
 	 * The ICRC covers IP, UDP and BTH as one contiguous image.  IPv6
 	 * extension headers have no defined place in it: such a packet
 	 * cannot be checked, so it is dropped as failing the check.
@@ -144,10 +155,6 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 		return SROCE_DROP_TRUNCATED;
 	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc))
 		return SROCE_DROP_BAD_ICRC;
-
-	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
-	if (why)
-		return why;
 	if (v6) {
 		memcpy(pkt.sgid, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
 		memcpy(pkt.dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);

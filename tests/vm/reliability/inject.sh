@@ -206,11 +206,13 @@ if is_b; then
 	log "fuzz: $drops packets dropped and counted by reason, $icrc for the ICRC"
 	# A tenth of the packets keep a stale ICRC, and most of the rest
 	# break a header rule: far fewer drops means packets vanished uncounted.
-	# The ICRC's share is of the drops (about a tenth: 12,876 of 130,810
-	# and 15,834 of 162,165 in 200,000-packet runs on 6.1 and 6.12), so
-	# that packets lost before any parser do not count against it.
+	# The ICRC's share is of the drops, so that packets lost before any
+	# parser do not count against it.  The headers and the QP are checked
+	# before the ICRC (net.c), so a stale ICRC counts only on a packet
+	# whose mutation left its headers and QPN valid: about one drop in 21
+	# (934 of 19,815 on 6.12; before that order, one in ten).
 	((drops >= fuzz_n / 4)) || fail "fuzz: only $drops of $fuzz_n packets counted as drops"
-	((icrc >= drops / 20)) || fail "fuzz: only $icrc of $drops drops for the ICRC"
+	((icrc >= drops / 40)) || fail "fuzz: only $icrc of $drops drops for the ICRC"
 else
 	eval "$(sroce_get info-fuzz)"
 	avoid=$(sroce_get avoid)
