@@ -151,7 +151,7 @@ static int sroce_create_ah(struct ib_ah *ibah,
 	err = sroce_av_from_attr(sdev, init_attr->ah_attr, &ah->av);
 	if (err)
 		return err;
-	err = sroce_obj_add(sdev, SROCE_OBJ_AH);
+	err = sroce_obj_add(sdev, SROCE_OBJ_AH, udata);
 	if (err)
 		return err;
 	e = kmalloc(sizeof(*e), sleepable ? GFP_KERNEL_ACCOUNT : GFP_ATOMIC);

@@ -41,7 +41,7 @@ static int sroce_cq_ring_alloc(struct sroce_ring *ring, struct ib_qp ***qps,
 {
 	int err;
 
-	err = sroce_ring_alloc(ring, entries, SROCE_CQE_STRIDE);
+	err = sroce_ring_alloc(ring, entries, SROCE_CQE_STRIDE, user);
 	if (err)
 		return err;
 	*qps = NULL;
@@ -92,7 +92,7 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 	if (sroce_udata_check(udata, sizeof(resp)))
 		return -EINVAL;
 
-	err = sroce_obj_add(sdev, SROCE_OBJ_CQ);
+	err = sroce_obj_add(sdev, SROCE_OBJ_CQ, udata);
 	if (err)
 		return err;
 	spin_lock_init(&cq->lock);

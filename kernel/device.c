@@ -38,10 +38,17 @@ static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
 	[SROCE_OBJ_MW]		= SROCE_MAX_MW,
 };
 
-/* Count one more object of @type, refusing it beyond the advertised limit. */
-int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type)
+/*
+ * Count one more object of @type, refusing it beyond the advertised limit,
+ * or for a process beyond the limit less the kernel's reserve.
+ */
+int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type, bool user)
 {
-	if (atomic_inc_return(&sdev->nobj[type]) > sroce_obj_limit[type]) {
+	int max = sroce_obj_limit[type];
+
+	if (user)
+		max -= max >> SROCE_KERNEL_RESERVE_SHIFT;
+	if (atomic_inc_return(&sdev->nobj[type]) > max) {
 		atomic_dec(&sdev->nobj[type]);
 		return -ENOMEM;
 	}

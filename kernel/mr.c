@@ -181,7 +181,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 	if (iova > U64_MAX - (length - 1))
 		return ERR_PTR(-EINVAL);
 
-	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR, true);
 	if (err)
 		return ERR_PTR(err);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
@@ -231,7 +231,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	err = sroce_mr_check_access(pd->device, access);
 	if (err)
 		return ERR_PTR(err);
-	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR, false);
 	if (err)
 		return ERR_PTR(err);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
@@ -269,7 +269,7 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
 		return ERR_PTR(-EINVAL);
-	err = sroce_obj_add(sdev, SROCE_OBJ_MR);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MR, false);
 	if (err)
 		return ERR_PTR(err);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);

@@ -72,7 +72,7 @@ static int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return -EINVAL;
 	if (sroce_udata_check(udata, 0))
 		return -EINVAL;
-	err = sroce_obj_add(sdev, SROCE_OBJ_MW);
+	err = sroce_obj_add(sdev, SROCE_OBJ_MW, udata);
 	if (err)
 		return err;
 	/* Reserve the index among the MRs' (NULL: no MR lookup finds it). */

@@ -9,7 +9,7 @@
 
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return sroce_obj_add(to_sdev(ibpd->device), SROCE_OBJ_PD);
+	return sroce_obj_add(to_sdev(ibpd->device), SROCE_OBJ_PD, udata);
 }
 
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

@@ -83,7 +83,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
 	kqp->max_inline = min_t(u32, SROCE_MAX_INLINE_DATA, room);
-	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride);
+	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride, kqp->user);
 	if (err)
 		return err;
 	if (kqp->srq) {
@@ -95,7 +95,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	room = stride - sizeof(struct sroce_recv_wqe_abi);
 	kqp->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
-	err = sroce_ring_alloc(&kqp->rq, rq_entries, stride);
+	err = sroce_ring_alloc(&kqp->rq, rq_entries, stride, kqp->user);
 	if (err) {
 		sroce_ring_free(&kqp->sq);
 		return err;
@@ -149,7 +149,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_kqp_check_init(init, udata);
 	if (err)
 		return err;
-	err = sroce_obj_add(sdev, SROCE_OBJ_QP);
+	err = sroce_obj_add(sdev, SROCE_OBJ_QP, udata);
 	if (err)
 		return err;
 
@@ -173,7 +173,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	shadow = array_size(kqp->sq.entries, sizeof(*kqp->swqe));
 	if (init->qp_type == IB_QPT_RC)
 		shadow += array_size(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res));
-	if (!sroce_mem_charge(shadow)) {
+	if (!sroce_mem_charge(shadow, kqp->user)) {
 		err = -ENOMEM;
 		goto err_free;
 	}

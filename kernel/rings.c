@@ -48,14 +48,19 @@ static long sroce_pages_of(size_t size)
 	return DIV_ROUND_UP(size, PAGE_SIZE);
 }
 
-/* Take @size bytes of the device budget; false if it is spent. */
-bool sroce_mem_charge(size_t size)
+/*
+ * Take @size bytes of the device budget; false if it is spent (for a
+ * process, if all but the kernel's reserve is).
+ */
+bool sroce_mem_charge(size_t size, bool user)
 {
 	unsigned int mb = READ_ONCE(max_ring_mb);
 	unsigned long max = mb ? (unsigned long)mb << (20 - PAGE_SHIFT) :
 				 totalram_pages() / 8;
 	long n = sroce_pages_of(size);
 
+	if (user)
+		max -= max >> SROCE_KERNEL_RESERVE_SHIFT;
 	if (atomic_long_add_return(n, &sroce_ring_pages) > max) {
 		atomic_long_sub(n, &sroce_ring_pages);
 		return false;
@@ -118,14 +123,15 @@ u32 sroce_ring_rq_stride(u32 max_sge)
 				  max_sge * sizeof(struct sroce_sge_abi));
 }
 
-int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride)
+int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
+		     bool user)
 {
 	size_t size;
 
 	if (!entries || !is_power_of_2(entries) || !stride)
 		return -EINVAL;
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
-	if (!sroce_mem_charge(size))
+	if (!sroce_mem_charge(size, user))
 		return -ENOMEM;
 	r->buf = sroce_ring_vmalloc(size);
 	if (!r->buf) {

@@ -217,7 +217,8 @@ struct sroce_ring {
 	struct rdma_user_mmap_entry	*mentry;	/* NULL if not mapped */
 };
 
-int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride);
+int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
+		     bool user);
 /*
  * Make @r mappable by @uc and describe it for a create response.  After
  * this, sroce_ring_free() only revokes the offset; the pages go when the
@@ -237,7 +238,7 @@ void sroce_ring_free(struct sroce_ring *r);
  * The device budget (max_ring_mb) for the rings and for other memory a
  * verbs object holds for its whole life (the per-WQE shadow arrays).
  */
-bool sroce_mem_charge(size_t size);
+bool sroce_mem_charge(size_t size, bool user);
 void sroce_mem_uncharge(size_t size);
 /* Power-of-two element sizes: SQ, and RQ or SRQ (uapi/sroce-abi.h). */
 u32 sroce_ring_sq_stride(u32 max_sge, u32 max_inline);
@@ -282,7 +283,13 @@ static inline int sroce_udata_check(struct ib_udata *udata, size_t resp_len)
 struct sroce_dev *sroce_dev_create(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev);
-int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type);
+/*
+ * Objects of a process (@user) may not take the last sixteenth of a limit,
+ * nor of max_ring_mb: kept for kernel consumers (NVMe-oF, NFS), so that a
+ * process exhausting the device cannot keep them from reconnecting.
+ */
+#define SROCE_KERNEL_RESERVE_SHIFT	4
+int sroce_obj_add(struct sroce_dev *sdev, enum sroce_obj_type type, bool user);
 void sroce_obj_del(struct sroce_dev *sdev, enum sroce_obj_type type);
 enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
 

@@ -129,7 +129,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 		return err;
 	if (sroce_udata_check(udata, sizeof(resp)))
 		return -EINVAL;
-	err = sroce_obj_add(sdev, SROCE_OBJ_SRQ);
+	err = sroce_obj_add(sdev, SROCE_OBJ_SRQ, udata);
 	if (err)
 		return err;
 
@@ -140,7 +140,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	srq->max_sge = min_t(u32, SROCE_MAX_SRQ_SGE,
 			     (stride - sizeof(struct sroce_recv_wqe_abi)) /
 			     sizeof(struct sroce_sge_abi));
-	err = sroce_ring_alloc(&srq->ring, entries, stride);
+	err = sroce_ring_alloc(&srq->ring, entries, stride, srq->user);
 	if (err)
 		goto err_obj;
 

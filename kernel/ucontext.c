@@ -17,7 +17,7 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	};
 	int err;
 
-	err = sroce_obj_add(sdev, SROCE_OBJ_UCONTEXT);
+	err = sroce_obj_add(sdev, SROCE_OBJ_UCONTEXT, true);
 	if (err)
 		return err;
 
