@@ -12,6 +12,8 @@
 # caches it under /var/cache/sroce/debug-kernel.  Under TCG the debug
 # guest is several times slower than a stock one, hence the long
 # per-script timeout.  CHECK_DEBUG_SCRIPTS overrides the script list.
+# Two vCPUs per guest (CHECK_DEBUG_SMP): lockdep and KASAN see a user
+# thread and the kernel's work, timers and softirqs really race.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -44,4 +46,5 @@ export SROCE_VM_PASS="${SROCE_VM_PASS:-} SROCE_QP_TIMEOUT BP_ROOM_RATE"
 SROCE_VM_CPU=${SROCE_VM_CPU:-max,la57=off} \
 SROCE_VM_APPEND=${SROCE_VM_APPEND:-acpi=noirq} \
 	exec tools/sroce-vm --kernel "$rel" --driver sroce \
+	--smp "${CHECK_DEBUG_SMP:-2}" \
 	--timeout "${CHECK_DEBUG_TIMEOUT:-1500}" "${scripts[@]}"
