@@ -234,7 +234,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	err = sroce_obj_add(sdev, SROCE_OBJ_MR, false);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_obj;

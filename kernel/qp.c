@@ -143,6 +143,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	struct sroce_qp_init_attr ia = {};
 	size_t shadow;
+	gfp_t gfp;
 	u32 qpn;
 	int err;
 
@@ -178,11 +179,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 	kqp->shadow_size = shadow;
-	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe),
-			     SROCE_GFP_USER);
+	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
+	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), gfp);
 	if (init->qp_type == IB_QPT_RC)
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
-				    SROCE_GFP_USER);
+				    gfp);
 	if (!kqp->swqe || (init->qp_type == IB_QPT_RC && !kqp->res)) {
 		err = -ENOMEM;
 		goto err_free;

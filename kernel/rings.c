@@ -74,22 +74,23 @@ void sroce_mem_uncharge(size_t size)
 }
 
 /*
- * @size bytes of zeroed pages charged to the caller's memory cgroup,
- * mapped contiguously and mappable by remap_vmalloc_range() (VM_USERMAP);
- * vfree() frees the pages and the array (VM_MAP_PUT_PAGES).  What
- * vmalloc_user() does, but vmalloc_user() cannot charge a cgroup.
+ * @size bytes of zeroed pages, mapped contiguously and mappable by
+ * remap_vmalloc_range() (VM_USERMAP); vfree() frees the pages and the
+ * array (VM_MAP_PUT_PAGES).  What vmalloc_user() does, but a process's
+ * pages are charged to its memory cgroup (@gfp), which vmalloc_user()
+ * cannot do.
  */
-static void *sroce_ring_vmalloc(size_t size)
+static void *sroce_ring_vmalloc(size_t size, gfp_t gfp)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **pages;
 	void *buf;
 
-	pages = kvcalloc(n, sizeof(*pages), SROCE_GFP_USER);
+	pages = kvcalloc(n, sizeof(*pages), gfp);
 	if (!pages)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		pages[i] = alloc_page(SROCE_GFP_USER | __GFP_ZERO);
+		pages[i] = alloc_page(gfp | __GFP_ZERO);
 		if (!pages[i])
 			goto err;
 	}
@@ -133,7 +134,7 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
 	if (!sroce_mem_charge(size, user))
 		return -ENOMEM;
-	r->buf = sroce_ring_vmalloc(size);
+	r->buf = sroce_ring_vmalloc(size, user ? SROCE_GFP_USER : GFP_KERNEL);
 	if (!r->buf) {
 		sroce_mem_uncharge(size);
 		return -ENOMEM;

@@ -79,7 +79,8 @@ void sroce_txdev_put(struct sroce_txdev *d)
 struct sroce_txq *sroce_txq_alloc(struct sroce_txdev *d,
 				  struct sroce_kqp *kqp)
 {
-	struct sroce_txq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	struct sroce_txq *q = kzalloc(sizeof(*q), kqp->user ?
+				      GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 
 	if (!q)
 		return NULL;
