@@ -202,6 +202,7 @@ static void __exit sroce_exit(void)
 	sroce_tx_room_exit();
 	sroce_kqp_module_exit();
 	sroce_mr_module_exit();
+	sroce_rings_reap(true);
 	sroce_crc_module_exit();
 }
 

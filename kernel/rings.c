@@ -11,7 +11,8 @@
  * What a process makes the kernel allocate is its own: ring pages and the
  * per-WQE shadow arrays are charged to its memory cgroup (__GFP_ACCOUNT)
  * and to the device budget below for as long as they exist, mappings
- * included.  Documentation/reliability.rst, "Trust boundary".
+ * included (the lingering list).  Documentation/reliability.rst, "Trust
+ * boundary".
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -27,7 +28,19 @@ struct sroce_mmap_entry {
 	void				*buf;
 	size_t				size;
 	bool				mapped;	/* mmap()ed at least once */
+	struct list_head		linger;	/* on sroce_lingering */
 };
+
+/*
+ * Rings whose object is gone while a process still maps them: they keep
+ * their pages (our reference, and the mapping's) and their share of the
+ * budget until no page is mapped any more.  Nothing tells us of the last
+ * munmap (a vm_ops of ours would run after an rmmod), so the list is
+ * looked at again before every ring allocation and when a context goes
+ * (sroce_rings_reap).
+ */
+static LIST_HEAD(sroce_lingering);
+static DEFINE_SPINLOCK(sroce_linger_lock);
 
 /*
  * A memory cgroup bounds one process, not all of them: without a cgroup,
@@ -124,6 +137,41 @@ u32 sroce_ring_rq_stride(u32 max_sge)
 				  max_sge * sizeof(struct sroce_sge_abi));
 }
 
+static bool sroce_ring_mapped(const struct sroce_mmap_entry *me)
+{
+	size_t off;
+
+	for (off = 0; off < me->size; off += PAGE_SIZE)
+		if (page_mapped(vmalloc_to_page(me->buf + off)))
+			return true;
+	return false;
+}
+
+static void sroce_ring_release(struct sroce_mmap_entry *me)
+{
+	vfree(me->buf);
+	sroce_mem_uncharge(me->size);
+	kfree(me);
+}
+
+/*
+ * Free the lingering rings nobody maps any more; all of them if @all
+ * (module exit: pages still mapped stay with their mappings).
+ */
+void sroce_rings_reap(bool all)
+{
+	struct sroce_mmap_entry *me, *next;
+	LIST_HEAD(gone);
+
+	spin_lock(&sroce_linger_lock);
+	list_for_each_entry_safe(me, next, &sroce_lingering, linger)
+		if (all || !sroce_ring_mapped(me))
+			list_move(&me->linger, &gone);
+	spin_unlock(&sroce_linger_lock);
+	list_for_each_entry_safe(me, next, &gone, linger)
+		sroce_ring_release(me);
+}
+
 int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
 		     bool user)
 {
@@ -131,6 +179,7 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
 
 	if (!entries || !is_power_of_2(entries) || !stride)
 		return -EINVAL;
+	sroce_rings_reap(false);
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
 	if (!sroce_mem_charge(size, user))
 		return -ENOMEM;
@@ -211,17 +260,17 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *e)
 	struct sroce_mmap_entry *me = to_sroce_mentry(e);
 
 	/*
-	 * The object is gone, but pages the process mapped live on in its
-	 * mappings (each holds a page reference), still charged to its
-	 * cgroup.  They stay in the device budget too, until the context
-	 * goes, which is after the last mapping: every mapping holds the
-	 * device file open.
+	 * The object is gone.  Pages a process still maps stay charged to
+	 * its cgroup (the mapping holds them) and stay in the budget, on
+	 * the lingering list; the provider usually unmaps right after the
+	 * destroy, and the next allocation frees them.  No entry reference
+	 * is taken by mmap(), so the entry itself is done with.
 	 */
-	if (READ_ONCE(me->mapped))
-		atomic_long_add(sroce_pages_of(me->size),
-				&to_suc(e->ucontext)->held_pages);
-	else
-		sroce_mem_uncharge(me->size);
-	vfree(me->buf);
-	kfree(me);
+	if (READ_ONCE(me->mapped) && sroce_ring_mapped(me)) {
+		spin_lock(&sroce_linger_lock);
+		list_add_tail(&me->linger, &sroce_lingering);
+		spin_unlock(&sroce_linger_lock);
+		return;
+	}
+	sroce_ring_release(me);
 }

@@ -110,14 +110,7 @@ struct sroce_dev {
 
 struct sroce_ucontext {
 	struct ib_ucontext	ibuc;
-	/* Budget pages of destroyed rings this process still maps (rings.c). */
-	atomic_long_t		held_pages;
 };
-
-static inline struct sroce_ucontext *to_suc(struct ib_ucontext *ibuc)
-{
-	return container_of(ibuc, struct sroce_ucontext, ibuc);
-}
 
 struct sroce_pd {
 	struct ib_pd		ibpd;
@@ -240,6 +233,7 @@ void sroce_ring_free(struct sroce_ring *r);
  */
 bool sroce_mem_charge(size_t size, bool user);
 void sroce_mem_uncharge(size_t size);
+void sroce_rings_reap(bool all);
 /* Power-of-two element sizes: SQ, and RQ or SRQ (uapi/sroce-abi.h). */
 u32 sroce_ring_sq_stride(u32 max_sge, u32 max_inline);
 u32 sroce_ring_rq_stride(u32 max_sge);

@@ -32,9 +32,8 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
-	/* The last mapping is gone (or ib_core revoked the context). */
-	sroce_mem_uncharge((size_t)atomic_long_read(&to_suc(ibuc)->held_pages)
-			   << PAGE_SHIFT);
+	/* Its mappings are gone: free the rings they kept (rings.c). */
+	sroce_rings_reap(false);
 	sroce_obj_del(to_sdev(ibuc->device), SROCE_OBJ_UCONTEXT);
 }
 
@@ -45,8 +44,8 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
  * ring pages a process still maps stay allocated (remap_vmalloc_range
  * holds page references, and rings.c frees an exposed buffer only from
  * sroce_mmap_free) but no longer feed any kernel object.  They leave the
- * device budget with the context, and its memory cgroup once unmapped.
- * Nothing else is left to do here.
+ * budget and the memory cgroup once unmapped (rings.c, the lingering
+ * list).  Nothing else is left to do here.
  */
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
