@@ -154,7 +154,8 @@ static int sroce_create_ah(struct ib_ah *ibah,
 	err = sroce_obj_add(sdev, SROCE_OBJ_AH, udata);
 	if (err)
 		return err;
-	e = kmalloc(sizeof(*e), sleepable ? GFP_KERNEL_ACCOUNT : GFP_ATOMIC);
+	e = kmalloc(sizeof(*e), udata ? GFP_KERNEL_ACCOUNT :
+		    sleepable ? GFP_KERNEL : GFP_ATOMIC);
 	if (!e) {
 		err = -ENOMEM;
 		goto err_obj;

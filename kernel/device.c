@@ -397,10 +397,11 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mws, XA_FLAGS_LOCK_BH);
 	/*
-	 * QPNs and MR indexes start at a random place and key bytes are
-	 * random (mr.c): a stranger reaching UDP 4791 must guess them.
+	 * QPNs (2 to 0xfffffe) and MR indexes start at a random place and
+	 * key bytes are random (mr.c): a stranger reaching UDP 4791 must
+	 * guess them.
 	 */
-	sdev->qp_next = 2 + get_random_u32() % (SROCE_QPN_MASK - 1);
+	sdev->qp_next = 2 + get_random_u32() % (SROCE_QPN_MASK - 2);
 	sdev->mr_next = 1 + get_random_u32() % (SROCE_MR_INDEX_MAX - 1);
 	spin_lock_init(&sdev->mw_lock);
 

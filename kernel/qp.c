@@ -189,13 +189,16 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 
-	/* Reserve the QPN now, publish the QP only once it is complete. */
+	/*
+	 * Reserve the QPN now, publish the QP only once it is complete.
+	 * 0xffffff is the multicast QPN: never a QP's.
+	 */
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = 1;
 		err = xa_insert_bh(&sdev->qps, qpn, NULL, GFP_KERNEL);
 	} else {
 		err = xa_alloc_cyclic_bh(&sdev->qps, &qpn, NULL,
-					 XA_LIMIT(2, SROCE_QPN_MASK),
+					 XA_LIMIT(2, SROCE_QPN_MASK - 1),
 					 &sdev->qp_next, GFP_KERNEL);
 		err = err < 0 ? err : 0;
 	}

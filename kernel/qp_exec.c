@@ -301,13 +301,16 @@ void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
  */
 void sroce_kqp_flush_all(struct sroce_kqp *kqp)
 {
+	/* A ring holds at most its entries: this takes all that was posted. */
+	u32 budget = max(kqp->sq.entries, kqp->rq.entries);
 	u64 now;
 
 	sroce_kqp_lock(kqp);
 	if (!kqp->dying) {
 		now = ktime_get_ns();
 		sroce_qp_flush(&kqp->core, now);
-		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, 0, now), false, now);
+		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, budget, now), false,
+				 now);
 	}
 	sroce_kqp_unlock(kqp);
 }

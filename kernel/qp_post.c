@@ -247,8 +247,13 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (state == SROCE_QPS_ERR && !kqp->dying) {
 		now = ktime_get_ns();
-		/* In ERR a pass flushes them; with IRQs off the work does. */
-		sroce_kqp_settle(kqp, irqs_off || sroce_kqp_kick(kqp, 0, now),
+		/*
+		 * In ERR they are flushed now, up to the inline budget, the
+		 * rest by the work; with IRQs off the work does it all.
+		 */
+		sroce_kqp_settle(kqp, irqs_off ||
+				 sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET,
+						now),
 				 false, now);
 	}
 	if (irqs_off)

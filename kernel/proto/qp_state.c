@@ -340,6 +340,26 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct sroce_qp_attr *a,
 	}
 }
 
+/*
+ * ERR and SQE complete every WQE in error: those the core holds, then at
+ * most @sq_budget and @rq_budget of those still in the caller's rings.
+ * A producer that refills its ring as fast as it is flushed must not keep
+ * a CPU here: what is left waits for the next kick (sroce_qp_pending()
+ * asks for one), so a hostile process costs its own QP's passes.
+ */
+static void sroce_qp_flush_rings(struct sroce_qp *qp, u32 sq_budget,
+				 u32 rq_budget, bool rq)
+{
+	bool more = sroce_req_flush(qp, sq_budget);
+
+	if (rq && sroce_resp_flush(qp, rq_budget))
+		more = true;
+	/* A zero budget takes nothing and leaves it all to the next kick. */
+	if (more && (sq_budget || (rq && rq_budget)))
+		qp->stats.flushes_deferred++;
+	qp->flush_more = more;
+}
+
 /* Nothing started is still waiting for its completion. */
 static bool sroce_sq_idle(const struct sroce_qp *qp)
 {
@@ -395,6 +415,14 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 		sroce_qp_to_err(qp, now_ns);
 		return 0;
 	}
+	/*
+	 * WQEs posted in SQE are flushed, also those a bounded flush has
+	 * not reached yet: at most one ring's worth was posted before this.
+	 */
+	if (cur == SROCE_QPS_SQE && qp->flush_more) {
+		sroce_qp_flush_rings(qp, qp->sq_size, 0, false);
+		qp->flush_more = false;
+	}
 	if (cur == SROCE_QPS_RTR && next == SROCE_QPS_RTS) {
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_left = qp->attr.rnr_retry;
@@ -418,25 +446,6 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
 	attr->cur_qp_state = qp->state;
 	attr->sq_psn = qp->req.psn;
 	attr->rq_psn = qp->resp.psn;
-}
-
-/*
- * ERR and SQE complete every WQE in error: those the core holds, then at
- * most @sq_budget and @rq_budget of those still in the caller's rings.
- * A producer that refills its ring as fast as it is flushed must not keep
- * a CPU here: what is left waits for the next kick (sroce_qp_pending()
- * asks for one), so a hostile process costs its own QP's passes.
- */
-static void sroce_qp_flush_rings(struct sroce_qp *qp, u32 sq_budget,
-				 u32 rq_budget, bool rq)
-{
-	bool more = sroce_req_flush(qp, sq_budget);
-
-	if (rq && sroce_resp_flush(qp, rq_budget))
-		more = true;
-	if (more)
-		qp->stats.flushes_deferred++;
-	qp->flush_more = more;
 }
 
 void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
@@ -500,6 +509,9 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 	used = sroce_resp_run(qp, budget, now_ns);
 	if (used < budget && qp->state != SROCE_QPS_ERR)
 		used += sroce_req_run(qp, budget - used, now_ns);
+	if (qp->state == SROCE_QPS_SQE || qp->state == SROCE_QPS_ERR)
+		return qp->flush_more || (used >= budget &&
+					  sroce_qp_pending(qp));
 	return used >= budget && sroce_qp_pending(qp);
 }
 
