@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# net-replay.py PCAP DADDR MODE: send every RoCEv2 packet of the rdma_rxe
-# capture PCAP whose IP destination is DADDR again, byte for byte from the
-# IP header on, through a raw socket (so the IPv4 ID, the addresses and the
-# zero UDP checksum stay rxe's and the ICRC still matches).  MODE:
+# net-replay.py PCAP DADDR MODE QPN: send every RoCEv2 packet of the
+# rdma_rxe capture PCAP whose IP destination is DADDR again, from the IP
+# header on, through a raw socket (so the IPv4 ID, the addresses and the
+# zero UDP checksum stay rxe's), with its DestQP rewritten to QPN (a QP
+# of the receiver: the receiver finds the QP before it checks the ICRC)
+# and its ICRC computed again here.  This ICRC must first reproduce the
+# one rxe put in the packet, or the script fails.  MODE:
 #   same     unchanged: the ICRC checks
 #   masked   TTL/hop limit and TOS/traffic class changed: fields the ICRC
 #            masks, so it still checks
@@ -13,6 +16,25 @@
 import socket
 import struct
 import sys
+import zlib
+
+
+def icrc(p, v6):
+    """The RoCEv2 ICRC of packet p (IP header on, ICRC last)."""
+    m = bytearray(p[:-4])
+    if v6:
+        m[0] |= 0x0f            # traffic class and flow label
+        m[1:4] = b'\xff\xff\xff'
+        m[7] = 0xff             # hop limit
+        udp = 40
+    else:
+        m[1] = 0xff             # TOS
+        m[8] = 0xff             # TTL
+        m[10:12] = b'\xff\xff'  # header checksum
+        udp = (m[0] & 0x0f) * 4
+    m[udp + 6:udp + 8] = b'\xff\xff'   # UDP checksum
+    m[udp + 8 + 4] = 0xff               # BTH reserved byte
+    return struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(m)))
 
 
 def frames(path):
@@ -42,7 +64,8 @@ def l3_packets(path):
 
 
 def main():
-    path, daddr, mode = sys.argv[1:4]
+    path, daddr, mode, qpn = sys.argv[1:5]
+    qpn = int(qpn, 0)
     v6 = ':' in daddr
     want = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, daddr)
     if v6:
@@ -57,6 +80,11 @@ def main():
         if dst != want:
             continue
         p = bytearray(pkt)
+        if icrc(p, v6) != bytes(p[-4:]):
+            sys.exit('ICRC computed here differs from rxe\'s')
+        bth = 40 + 8 if v6 else (p[0] & 0x0f) * 4 + 8
+        p[bth + 5:bth + 8] = qpn.to_bytes(3, 'big')
+        p[-4:] = icrc(p, v6)
         if mode == 'masked':
             if v6:
                 # traffic class 0x2e, hop limit 7
