@@ -302,6 +302,32 @@ static void rc_phase(void)
 	CHECK("destroy_srq", !ibv_destroy_srq(srq));
 }
 
+/* A UD QP of this test from RESET to RTS: 0 or the errno. */
+static int ud_up(struct ibv_qp *q)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	int ret;
+
+	ret = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	a.qp_state = IBV_QPS_RTR;
+	ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	return ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* An AH to this device's own GID. */
+static struct ibv_ah *ud_ah(void)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = gidx;
+	aa.grh.hop_limit = 64;
+	return ibv_create_ah(pd, &aa);
+}
+
 static void ud_phase(void)
 {
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
@@ -312,9 +338,6 @@ static void ud_phase(void)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_UD,
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11111111 };
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	struct ibv_qp *s, *c;
 	struct ibv_srq *srq;
 	struct ibv_ah *ah;
@@ -330,23 +353,8 @@ static void ud_phase(void)
 	CHECK("UD QP on an SRQ", srq && s && c);
 	if (!c)
 		return;
-	for (i = 0; i < 2; i++) {
-		struct ibv_qp *q = i ? c : s;
-
-		a.qp_state = IBV_QPS_INIT;
-		ret = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_QKEY);
-		a.qp_state = IBV_QPS_RTR;
-		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE);
-		a.qp_state = IBV_QPS_RTS;
-		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-		if (ret)
-			break;
-	}
-	aa.grh.dgid = gid;
-	aa.grh.sgid_index = gidx;
-	aa.grh.hop_limit = 64;
-	ah = ibv_create_ah(pd, &aa);
+	ret = ud_up(s) ?: ud_up(c);
+	ah = ud_ah();
 	CHECK("UD to RTS, AH", !ret && ah);
 	if (ret || !ah)
 		return;
@@ -407,8 +415,6 @@ static void pd_phase(void)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_UD,
 	};
-	struct ibv_qp_attr a = { .port_num = 1, .qkey = 0x11111111 };
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	struct ibv_sge sge = { .length = 40 + MSG };
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
@@ -416,7 +422,7 @@ static void pd_phase(void)
 	struct ibv_srq *srq = NULL;
 	struct ibv_qp *s = NULL, *c = NULL;
 	struct ibv_ah *ah = NULL;
-	int i, ret = -1;
+	int ret = -1;
 
 	if (pd2) {
 		mr2 = ibv_reg_mr(pd2, buf2, sizeof(buf2),
@@ -428,23 +434,9 @@ static void pd_phase(void)
 		ia.srq = srq;
 		s = ibv_create_qp(pd, &ia);
 	}
-	for (i = 0; s && c && i < 2; i++) {
-		struct ibv_qp *q = i ? c : s;
-
-		a.qp_state = IBV_QPS_INIT;
-		ret = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_QKEY);
-		a.qp_state = IBV_QPS_RTR;
-		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE);
-		a.qp_state = IBV_QPS_RTS;
-		ret = ret ?: ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-		if (ret)
-			break;
-	}
-	aa.grh.dgid = gid;
-	aa.grh.sgid_index = gidx;
-	aa.grh.hop_limit = 64;
-	ah = ret ? NULL : ibv_create_ah(pd, &aa);
+	if (s && c)
+		ret = ud_up(s) ?: ud_up(c);
+	ah = ret ? NULL : ud_ah();
 	CHECK("UD QP of PD 1 on an SRQ of PD 2", mr2 && ah);
 	if (!ah)
 		return;

@@ -52,31 +52,9 @@ struct ctl {
 	uint32_t cons_flags;
 };
 
-struct map {
-	unsigned long start, end;
-};
-
 static volatile bool stop;
 static struct ctl *sq, *rq;
 static uint32_t entries;
-
-static int uverbs_maps(struct map *m, int max)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0;
-
-	if (!f)
-		return 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "/dev/infiniband/uverbs"))
-			continue;
-		if (sscanf(line, "%lx-%lx", &m[n].start, &m[n].end) == 2)
-			n++;
-	}
-	fclose(f);
-	return n;
-}
 
 static uint32_t load(uint32_t *p)
 {
@@ -130,7 +108,7 @@ int main(int argc, char **argv)
 		{ "wr", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct map before[MAX_MAPS], after[MAX_MAPS], *ring[2];
+	struct vm_map before[MAX_MAPS], after[MAX_MAPS], *ring[2];
 	struct ibv_qp_init_attr ia = {
 		.cap = { .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
@@ -173,14 +151,14 @@ int main(int argc, char **argv)
 	ia.recv_cq = cq;
 	ia.cap.max_send_wr = entries;
 	ia.cap.max_recv_wr = entries;
-	nb = uverbs_maps(before, MAX_MAPS);
+	nb = vm_uverbs_maps(before, MAX_MAPS, NULL);
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp || ibv_modify_qp(qp, &attr, IBV_QP_STATE)) {
 		perror("flushstorm: create_qp / modify_qp(ERR)");
 		return 2;
 	}
 	/* The QP's two new mappings: the SQ has the wider elements. */
-	na = uverbs_maps(after, MAX_MAPS);
+	na = vm_uverbs_maps(after, MAX_MAPS, NULL);
 	for (i = 0, k = 0; i < na && k < 2; i++) {
 		for (j = 0; j < nb; j++)
 			if (before[j].start == after[i].start)

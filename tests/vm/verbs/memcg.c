@@ -38,45 +38,22 @@
 
 #define MAX_MAPS	65536
 
-struct map {
-	unsigned long start, end, pgoff;
-};
-
-static struct map seen[MAX_MAPS];
+static struct vm_map seen[MAX_MAPS];
 static int nseen;
 
-/* Device mappings of this process, and their total size in KiB. */
-static int uverbs_maps(struct map *m, int max, unsigned long *kib)
+/* Device mappings of this process; exits if they cannot be read. */
+static int uverbs_maps(struct vm_map *m, int max, unsigned long *kib)
 {
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0;
+	int n = vm_uverbs_maps(m, max, kib);
 
-	*kib = 0;
-	if (!f) {
+	if (n < 0) {
 		perror("memcg: /proc/self/maps");
 		exit(2);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long s, e, off;
-
-		if (!strstr(line, "/dev/infiniband/uverbs"))
-			continue;
-		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) != 3)
-			continue;
-		*kib += (e - s) >> 10;
-		if (n < max) {
-			m[n].start = s;
-			m[n].end = e;
-			m[n].pgoff = off;
-			n++;
-		}
-	}
-	fclose(f);
 	return n;
 }
 
-static int is_seen(const struct map *x)
+static int is_seen(const struct vm_map *x)
 {
 	int i;
 
@@ -109,7 +86,7 @@ static void stop(const char *call, int e)
 /* True if the process now maps more than the limit: print "over". */
 static int over(unsigned long limit_kib, int rounds)
 {
-	static struct map now[MAX_MAPS];
+	static struct vm_map now[MAX_MAPS];
 	unsigned long kib;
 
 	uverbs_maps(now, MAX_MAPS, &kib);
@@ -167,7 +144,7 @@ static int mode_objects(struct ibv_context *ctx, unsigned long limit_kib,
 static int mode_keep(struct ibv_context *ctx, unsigned long limit_kib,
 		     int cqe)
 {
-	static struct map now[MAX_MAPS];
+	static struct vm_map now[MAX_MAPS];
 	unsigned long kib;
 	struct ibv_cq *cq;
 	int rounds, i, n, kept;
