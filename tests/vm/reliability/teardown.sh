@@ -70,19 +70,6 @@ readdr() {
 		fail "cannot restore $SROCE_ADDR6"
 }
 
-# relink: the device on SROCE_IF again (after a delete or an unload),
-# and its GIDs in G4/G6 once ib_core has filled them.
-relink() {
-	local i
-	rdma link add "$DEV" type sroce netdev "$SROCE_IF" || fail "$1: re-add failed"
-	for ((i = 0; i < 200; i++)); do
-		sroce_gid_index "$DEV" "$SROCE_ADDR" >/dev/null &&
-			sroce_gid_index "$DEV" "$SROCE_ADDR6" >/dev/null && break
-		sleep 0.1
-	done
-	_dp_gids
-}
-
 # perftest_pair NAME TOOL PORT SECS [DEV GID PEER]: TOOL's server in a,
 # client in b, both in the background (BG_PID), the client started once
 # the server listens.  Returns once traffic flows.
@@ -242,7 +229,7 @@ sroce_barrier link-delete-flowing
 if is_b; then
 	timeout 30 rdma link delete "$DEV" || fail "link-delete: rdma link delete blocked or failed"
 	lost_device link-delete
-	relink link-delete
+	dp_relink link-delete
 else
 	bounded link-delete "$BG_PID" 60
 	log "link-delete: the passive side ended with rc $RC"
@@ -301,6 +288,6 @@ timeout 60 modprobe -r sroce || fail "unload: modprobe -r sroce failed or blocke
 ! grep -qw '^sroce' /proc/modules || fail "unload: sroce still loaded"
 sroce_kmsg_check || fail "unload: the kernel log has a report"
 modprobe sroce || fail "unload: modprobe sroce failed"
-relink unload
+dp_relink unload
 log "unload: link delete, module unload and reload after the traffic: ok"
 sroce_barrier unload-done

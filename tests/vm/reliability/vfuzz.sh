@@ -83,19 +83,6 @@ reap() {
 	sroce_kmsg_check || fail "$name: the kernel log has a report"
 }
 
-# relink: the device back on its netdev, and its GIDs in G4/G6.
-relink() {
-	local i
-	rdma link add "$DEV" type "$SROCE_DRIVER" netdev "$SROCE_IF" ||
-		fail "link-del: rdma link add $DEV failed"
-	for ((i = 0; i < 200; i++)); do
-		sroce_gid_index "$DEV" "$SROCE_ADDR" >/dev/null &&
-			sroce_gid_index "$DEV" "$SROCE_ADDR6" >/dev/null && break
-		sleep 0.1
-	done
-	_dp_gids
-}
-
 fuzz shared "$pass_secs" "$seed" --fork
 reap shared
 
@@ -116,7 +103,7 @@ timeout 30 rdma link delete "$DEV" || fail "link-del: rdma link delete blocked o
 [[ ! -e /sys/class/infiniband/$DEV ]] || fail "link-del: $DEV still there after the delete"
 log "link-del: $DEV deleted under the fuzzer"
 sleep 2
-relink
+dp_relink link-del
 log "link-del: $DEV back on $SROCE_IF, RoCE v2 GID $G4"
 reap link-del
 restore_hung
