@@ -51,6 +51,8 @@ CONFIG_DEVTMPFS_MOUNT=y
 CONFIG_TMPFS=y
 CONFIG_TMPFS_POSIX_ACL=y
 CONFIG_OVERLAY_FS=y
+# tests/vm/reliability/memcg.sh: a process in a memory cgroup
+CONFIG_MEMCG=y
 CONFIG_PCI=y
 CONFIG_VIRTIO=y
 CONFIG_VIRTIO_MENU=y
