@@ -32,7 +32,9 @@ coproc HOG { exec "$prog" "$SROCE_DEV"; }
 hog_pid=$HOG_PID
 read -r -t 120 line <&"${HOG[0]}" || fail "budget printed nothing"
 [[ $line == full:*"errno 12 "* ]] || fail "budget: $line"
-log "max_ring_mb ${mb:-$old (an eighth of RAM)}, a process holds what it may: $line"
+budget=${mb:-$old}
+((budget)) || budget="0 (an eighth of RAM)"
+log "max_ring_mb $budget, a process holds what it may: $line"
 
 sroce_barrier reserve-full 240
 CONS_MIB=$mib CONS_FIO=0 bash "$SROCE_TOP/tests/vm/consumers/nvmeof.sh" ||
