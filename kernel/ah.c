@@ -226,7 +226,7 @@ static int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 const struct ib_device_ops sroce_ah_ops = {
 	.create_ah = sroce_create_ah,
 	/* uverbs offers create_ah only to devices that set this one. */
-	.create_user_ah = sroce_create_ah,
+	SROCE_OPS_CREATE_USER_AH(sroce_create_ah)
 	.destroy_ah = sroce_destroy_ah,
 	.query_ah = sroce_query_ah,
 

@@ -148,14 +148,15 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 }
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						       u32 port)
+						       sroce_port_num_t port)
 {
 	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_NSTATS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
 static int sroce_get_hw_stats(struct ib_device *ibdev,
-			      struct rdma_hw_stats *stats, u32 port, int index)
+			      struct rdma_hw_stats *stats,
+			      sroce_port_num_t port, int index)
 {
 	struct sroce_counters *c = &to_sdev(ibdev)->ctrs;
 	u64 *qv = &stats->value[SROCE_STAT_QP_BASE];
@@ -185,6 +186,6 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 }
 
 const struct ib_device_ops sroce_counters_ops = {
-	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	SROCE_OPS_ALLOC_HW_PORT_STATS(sroce_alloc_hw_port_stats)
 	.get_hw_stats = sroce_get_hw_stats,
 };

@@ -133,7 +133,8 @@ static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_num_t cqe,
+			   struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_resize_cq_resp resp = {};
@@ -354,7 +355,7 @@ const struct ib_device_ops sroce_cq_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.poll_cq = sroce_poll_cq,
 	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
+	SROCE_OPS_RESIZE_CQ(sroce_resize_cq)
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 };

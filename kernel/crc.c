@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ICRC's CRC-32 in the module.  lib's crc32_le() is slice-by-8 on the
- * kernels we support (6.1, 6.12): about 3.6 instructions a byte, by far
+ * The ICRC's CRC-32 in the module.  lib's crc32_le() is slice-by-8 on
+ * 5.10, 6.1 and 6.12: about 3.6 instructions a byte, by far
  * the largest per-byte cost of a software RoCE (Documentation/
  * performance.rst).  The crypto API's carry-less multiply driver
  * (crc32-pclmul on x86) folds 64 bytes in a few instructions and falls
  * back to crc32_le() by itself for short runs and where the FPU may not
  * be used.  It computes the same function, which is checked at load,
- * and it is used only where it is faster; else crc32_le() serves.
+ * and it is used only where it is faster; else crc32_le() serves.  On 7.x
+ * crc32_le() uses the carry-less multiply itself and the crypto API's
+ * crc32 is that library (crc32-lib): the two time the same.
  */
 #include <crypto/hash.h>
 #include <linux/crc32.h>

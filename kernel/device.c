@@ -117,6 +117,18 @@ void sroce_port_update(struct sroce_dev *sdev)
 }
 
 /*
+ * ib_core's own netdev notifier calls this instead of reporting a port
+ * state of its own (which knows nothing of the MTU rule above); ours
+ * (main.c) reports the same change once, whichever runs first.
+ */
+static void __maybe_unused sroce_report_port_event(struct ib_device *ibdev,
+						   struct net_device *ndev,
+						   unsigned long event)
+{
+	sroce_port_update(to_sdev(ibdev));
+}
+
+/*
  * IB speed and width for the netdev's ethtool link speed: the smallest
  * IB rate that is at least as fast.  An unknown speed (virtio-net, veth)
  * or a netdev on its way out reports SDR 1X (2.5 Gb/s) instead of failing
@@ -181,7 +193,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
 	/* Lets "rdma link delete" unregister us. */
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	sroce_allow_user_unreg(attr);
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE_RD;
@@ -209,7 +221,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-static int sroce_query_port(struct ib_device *ibdev, u32 port,
+static int sroce_query_port(struct ib_device *ibdev, sroce_port_num_t port,
 			    struct ib_port_attr *attr)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
@@ -236,8 +248,8 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
-			    u16 *pkey)
+static int sroce_query_pkey(struct ib_device *ibdev, sroce_port_num_t port,
+			    u16 index, u16 *pkey)
 {
 	if (index >= SROCE_PORT_PKEY_TBL_LEN)
 		return -EINVAL;
@@ -245,7 +257,8 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+static int sroce_get_port_immutable(struct ib_device *ibdev,
+				    sroce_port_num_t port,
 				    struct ib_port_immutable *immutable)
 {
 	/*
@@ -261,7 +274,7 @@ static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 }
 
 static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
-						 u32 port)
+						 sroce_port_num_t port)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
@@ -339,7 +352,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
-	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_link_layer = sroce_get_link_layer,
@@ -350,6 +362,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	SROCE_OPS_REPORT_PORT_EVENT(sroce_report_port_event)
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
@@ -418,6 +431,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_kqp_verbs_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mw_ops);
+	sroce_set_device_group(&sdev->ibdev, &sroce_dev_attr_group);
 	/*
 	 * Write commands ib_core does not enable by default: the CQ arm
 	 * (ibv_req_notify_cq) and the zero-WR SQ doorbell (post_send).

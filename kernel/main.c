@@ -78,11 +78,17 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	sroce_counters_init(sdev);
 	err = sroce_dev_register(sdev, ibdev_name);
-	if (err)
+	if (err == -ENFILE) {
+		/* The name was taken meanwhile, or the lookup is not there. */
+		pr_err("%s: an RDMA device of that name already exists\n",
+		       ibdev_name);
+		err = -EEXIST;
+	} else if (err) {
 		pr_err("%s: cannot register on %s: %d\n", ibdev_name,
 		       netdev_name(ndev), err);
-	else
+	} else {
 		pr_info("%s: added on %s\n", ibdev_name, netdev_name(ndev));
+	}
 out_put:
 	sroce_net_sock_put();
 out:

@@ -151,7 +151,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 	if (!mr->pages)
 		return -ENOMEM;
 
-	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+	sroce_umem_for_each_page(umem, &it) {
 		if (n == npages)
 			break;
 		mr->pages[n++] = sg_page_iter_page(&it);
@@ -165,6 +165,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 
 static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 				       u64 length, u64 iova, int access,
+				       SROCE_DMAH_ARG
 				       struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(pd->device);
@@ -190,7 +191,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 		goto err_obj;
 	}
 
-	umem = ib_umem_get(pd->device, start, length, access);
+	umem = ib_umem_get_va(pd->device, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
 		goto err_free;

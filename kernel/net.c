@@ -22,7 +22,6 @@
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
@@ -51,22 +50,30 @@ static struct socket *sroce_sock6;	/* NULL if IPv6 is disabled */
 
 /* ---- Receive ---- */
 
-/* The ICRC over skb fragments for __skb_checksum(): CRC-32 is linear. */
-static __wsum sroce_crc_update(const void *p, int len, __wsum crc)
+/*
+ * The ICRC over @len bytes of @skb from @off, fragments included, in
+ * order: CRC-32 needs no combine step then (7.x has neither
+ * skb_checksum_ops nor crc32_le_combine()).
+ */
+static u32 sroce_skb_crc32(struct sk_buff *skb, unsigned int off,
+			   unsigned int len, u32 crc)
 {
-	return (__force __wsum)sroce_crc32((__force u32)crc, p, len);
-}
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *p;
 
-static __wsum sroce_crc_combine(__wsum crc, __wsum crc2, int off, int len)
-{
-	return (__force __wsum)crc32_le_combine((__force u32)crc,
-						(__force u32)crc2, len);
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	/*
+	 * A block may run past off + len (into the ICRC); the call at
+	 * done == len returns 0 and unmaps.
+	 */
+	while ((n = skb_seq_read(done, &p, &st))) {
+		n = min(n, len - done);
+		crc = sroce_crc32(crc, p, n);
+		done += n;
+	}
+	return crc;
 }
-
-static const struct skb_checksum_ops sroce_crc_ops = {
-	.update = sroce_crc_update,
-	.combine = sroce_crc_combine,
-};
 
 static struct ib_device *sroce_ibdev_of(struct net_device *ndev)
 {
@@ -96,8 +103,8 @@ static struct ib_device *sroce_rx_ibdev(struct sk_buff *skb, bool v6)
 		return ibdev;
 
 	if (v6)
-		ndev = ipv6_stub->ipv6_dev_find(dev_net(ndev),
-						&ipv6_hdr(skb)->daddr, NULL);
+		ndev = ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr,
+				     NULL);
 	else
 		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
 	return ndev ? sroce_ibdev_of(ndev) : NULL;
@@ -147,10 +154,8 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	if (v6 ? l3len != SROCE_IPV6_HLEN : l3len < SROCE_IPV4_HLEN)
 		return SROCE_DROP_BAD_ICRC;
 	crc = sroce_icrc_begin(l3, v6);
-	crc = (__force u32)__skb_checksum(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN,
-					  roce_len - SROCE_BTH_LEN -
-					  SROCE_ICRC_LEN,
-					  (__force __wsum)crc, &sroce_crc_ops);
+	crc = sroce_skb_crc32(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN,
+			      roce_len - SROCE_BTH_LEN - SROCE_ICRC_LEN, crc);
 	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, icrc, sizeof(icrc)))
 		return SROCE_DROP_TRUNCATED;
 	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc))
@@ -333,7 +338,7 @@ static u32 sroce_fill_pages(struct sk_buff *skb, const struct sroce_zc *zc,
 	 * User pages: whatever would write into the fragments or checksum
 	 * them (ESP in place, a software checksum) must copy them first.
 	 */
-	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	sroce_skb_shared_frag(skb);
 	return crc;
 }
 
@@ -548,7 +553,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	/* Link-local GIDs (the default fe80:: one) need the interface. */
 	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
 		fl6.flowi6_oif = sdev->ndev->ifindex;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst)) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return 0;
@@ -645,7 +650,7 @@ static struct socket *sroce_sock_open(struct net *net, bool v6)
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	setup_udp_tunnel_sock(net, sock->sk, &tcfg);
 	return sock;
 }
 
@@ -678,7 +683,7 @@ int sroce_net_sock_get(void)
 			err = PTR_ERR(s6);
 			pr_err("cannot open UDP port %u (IPv6): %d\n",
 			       SROCE_UDP_PORT, err);
-			udp_tunnel_sock_release(s4);
+			udp_tunnel_sock_release(s4->sk);
 			goto fail;
 		}
 	}
@@ -707,8 +712,8 @@ void sroce_net_sock_put(void)
 	sroce_sock4 = NULL;
 	sroce_sock6 = NULL;
 	if (s6)
-		udp_tunnel_sock_release(s6);
-	udp_tunnel_sock_release(s4);
+		udp_tunnel_sock_release(s6->sk);
+	udp_tunnel_sock_release(s4->sk);
 	mutex_unlock(&sroce_sock_lock);
 	/* Let encap_rcv calls still running on the old sockets finish. */
 	synchronize_net();

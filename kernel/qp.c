@@ -441,12 +441,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 const struct ib_device_ops sroce_kqp_verbs_ops = {
-	.create_qp = sroce_create_qp,
-	.destroy_qp = sroce_destroy_qp,
+	SROCE_OPS_QP(sroce_create_qp, sroce_destroy_qp, sroce_kqp, ibqp)
 	.modify_qp = sroce_modify_qp,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.query_qp = sroce_query_qp,
-
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_kqp, ibqp),
 };

@@ -266,8 +266,8 @@ static void sroce_kqp_work(struct work_struct *work)
 void sroce_kqp_exec_init(struct sroce_kqp *kqp)
 {
 	spin_lock_init(&kqp->lock);
-	hrtimer_init(&kqp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	kqp->timer.function = sroce_kqp_timer;
+	hrtimer_setup(&kqp->timer, sroce_kqp_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
 	kqp->timer_ns = U64_MAX;
 	kqp->retry_ns = U64_MAX;
 	INIT_WORK(&kqp->work, sroce_kqp_work);

@@ -6,6 +6,9 @@
 #
 #   scripts/deps.sh            packages + pinned rdma-core source
 #   SROCE_DEPS_NO_APT=1 ...    skip the package step (already provisioned)
+#   KERNELS="5.10 7.3" ...     also the Debian roots that build sroce.ko for
+#                              these kernels and their guest kernels
+#                              (scripts/kroot.sh; make deps passes KERNELS)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +34,10 @@ PKGS=(
 	libnl-3-dev libnl-route-3-dev libudev-dev
 	# tests and tools
 	check libpcap-dev tshark
+	# the roots of the kernels of other Debian releases (scripts/kroot.sh)
+	debootstrap
+	# make deb and its check: dpkg-shlibdeps, lintian, DKMS
+	dpkg-dev lintian dkms
 	# guests
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2 iputils-ping
 	# unmodified verbs tools run against our provider
@@ -102,4 +109,11 @@ if [[ ! -f $src/CMakeLists.txt ]]; then
 	tar -xzf "$build/$RDMA_CORE_TAR" -C "$src.tmp" --strip-components=1
 	mv "$src.tmp" "$src"
 fi
+# The kernels built in a root of another Debian release (5.10, 7.3):
+# the root, its headers, and the kernel the guests boot.
+for k in ${KERNELS:-}; do
+	[[ -n $(SROCE_BUILD=$build "$top/scripts/kver.sh" --dist "$k") ]] || continue
+	rel=$(SROCE_BUILD=$build "$top/scripts/kroot.sh" guest "$k")
+	echo "deps: kernel $k ($rel): root, headers, guest kernel"
+done
 echo "deps: ok (rdma-core $RDMA_CORE_VER at $src)"
