@@ -11,8 +11,8 @@ RDMA_CORE_SRC	?= $(BUILD)/rdma-core-$(RDMA_CORE_VER)
 export TOP BUILD KERNELS RDMA_CORE_SRC
 
 .PHONY: all help deps module provider tools tests-build check check-unit \
-	check-sim check-fuzz check-vm check-debug demo bench bench-core soak fuzz \
-	coverage install clean
+	check-sim check-fuzz check-deb check-vm check-debug demo bench bench-core \
+	soak fuzz coverage install deb install-userspace uninstall-userspace clean
 
 all: module provider tools tests-build
 
@@ -26,6 +26,7 @@ help:
 	@echo 'make check-unit  Check unit tests of the protocol core (ASan + UBSan)'
 	@echo 'make check-sim   the simulator: seeded lossy workloads and error-path scenarios'
 	@echo 'make check-fuzz  a short pass of every libFuzzer harness (CHECK_FUZZ_SECONDS, 25, shared)'
+	@echo 'make check-deb   the packages: contents, lintian, sroce-dkms installed and purged here (root)'
 	@echo 'make check-vm    the VM test groups on each of KERNELS (SROCE_VM_GROUPS="g ..." picks groups)'
 	@echo 'make check-debug data path + reliability on a KASAN/lockdep/kmemleak guest kernel'
 	@echo 'make demo        two QEMU guests talking over sroce'
@@ -36,6 +37,9 @@ help:
 	@echo 'make coverage    line coverage of kernel/proto/*.c from the unit tests and the simulator'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
 	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
+	@echo 'make deb         Debian packages in build/deb/: sroce-dkms, libibverbs-sroce (rdma-core 56.1), sroce-tools'
+	@echo 'make install-userspace    rdma-core 56.1 with the provider in /opt/sroce (PREFIX), for Debian 12'
+	@echo 'make uninstall-userspace  remove it again'
 	@echo 'make clean       remove build/kernel, build/tests and build/tools'
 	@echo 'make help        this list'
 
@@ -67,6 +71,9 @@ check-sim:
 
 check-fuzz:
 	@$(MAKE) -s -C tests check-fuzz
+
+check-deb:
+	@scripts/deb-check.sh
 
 check-vm:
 	@tests/vm/run-all.sh $(KERNELS)
@@ -109,6 +116,18 @@ coverage:
 install:
 	@SROCE_PROVIDER_SRC="$(if $(filter command line environment,$(origin RDMA_CORE_SRC)),$(RDMA_CORE_SRC))" \
 		scripts/install.sh
+
+# The Debian packages (Documentation/install.rst, "Debian packages").
+deb:
+	@scripts/deb.sh
+
+# rdma-core 56.1's user space, ours included, in a prefix of its own: the
+# route for hosts whose libibverbs is another release.
+install-userspace:
+	@scripts/install-userspace.sh
+
+uninstall-userspace:
+	@scripts/install-userspace.sh --remove
 
 clean:
 	$(MAKE) -C kernel clean

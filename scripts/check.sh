@@ -12,20 +12,21 @@ logs=$build/logs
 mkdir -p "$logs"
 cd "$top" || exit 1
 
-phases=(deps build lint unit provider sim fuzz demo vm)
+phases=(deps build lint unit provider deb sim fuzz demo vm)
 declare -A cmd=(
 	[deps]="scripts/deps.sh"
 	[build]="make -s all"
 	[lint]="scripts/lint.sh"
 	[unit]="make -s check-unit"
 	[provider]="provider/tests/run.sh"
+	[deb]="scripts/deb-check.sh"
 	[sim]="make -s check-sim"
 	[fuzz]="make -s check-fuzz"
 	[demo]="check_demo"
 	[vm]="make -s check-vm"
 )
 # deps and build are prerequisites, not tests: they count only if they fail.
-declare -A counted=([lint]=1 [unit]=1 [provider]=1 [sim]=1 [fuzz]=1 [demo]=1 [vm]=1)
+declare -A counted=([lint]=1 [unit]=1 [provider]=1 [deb]=1 [sim]=1 [fuzz]=1 [demo]=1 [vm]=1)
 
 # The README's `make demo`, as a newcomer runs it: its own script, into a
 # directory that does not exist yet (tests/vm/demo.sh must create it).

@@ -10,6 +10,8 @@
 #   README naming a module parameter that does not exist
 #   README naming a make target that does not exist
 #   a .PHONY target added to the Makefile, not in make help or the docs
+#   a counter's entry missing from kernel/sroce.7
+#   kernel/sroce.7 naming a module parameter that does not exist
 # Prints one "ok:" or "FAILED:" line per case; exits 1 if any failed.
 set -uo pipefail
 
@@ -23,7 +25,7 @@ fresh() {
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t/kernel/proto"
 	cp -r "$top/README.md" "$top/Makefile" "$top/Documentation" "$tmp/t/"
-	cp "$top"/kernel/*.c "$tmp/t/kernel/"
+	cp "$top"/kernel/*.c "$top/kernel/sroce.7" "$tmp/t/kernel/"
 	cp "$top"/kernel/proto/drop.[ch] "$tmp/t/kernel/proto/"
 }
 
@@ -62,6 +64,8 @@ else
 	case_ "counter $old renamed in kernel/counters.c" "${old}_renamed ("
 	case_ "counter $old renamed, docs still naming it" \
 		"names counter \"$old\""
+	case_ "counter $old renamed, sroce.7 still naming it" \
+		"kernel/sroce.7, COUNTERS has an entry for counter \"$old\""
 fi
 
 # The last drop reason.
@@ -95,5 +99,19 @@ fresh
 printf '\n.PHONY: doc-check-probe\ndoc-check-probe:\n\t@true\n' \
 	>>"$tmp/t/Makefile"
 case_ "undocumented .PHONY target" '"doc-check-probe" is not in make help'
+
+# The entry of the first device counter, tag line and the one after it.
+fresh
+old=$(sed -n 's/^\t\[SROCE_CTR_[A-Z_]*\][ \t]*= "\([a-z0-9_]*\)",$/\1/p' \
+	"$tmp/t/kernel/counters.c" | head -n1)
+sed -i "/^\.B $old\$/,+1d" "$tmp/t/kernel/sroce.7"
+case_ "counter $old missing from sroce.7" \
+	"$old (kernel/counters.c sroce_ctr_names) has no entry in kernel/sroce.7"
+
+fresh
+printf '.PP\nSee /sys/module/sroce/parameters/doc_check_probe.\n' \
+	>>"$tmp/t/kernel/sroce.7"
+case_ "sroce.7 naming a missing module parameter" \
+	'kernel/sroce.7 names module parameter "doc_check_probe"'
 
 ((failed == 0))

@@ -14,9 +14,14 @@
 #   make targets        every `make T` in the docs is a target of the top
 #                       Makefile; every .PHONY target is in `make help` and
 #                       named in the docs
+#   sroce(7)            kernel/sroce.7 has an entry for every module
+#                       parameter (MODULE PARAMETERS) and every counter
+#                       (COUNTERS, grouped like the net.rst table), and
+#                       names no parameter or counter that does not exist
 #
-# Usage: scripts/doc-check.py [TOP]   (default: this tree)
-# The docs are README.md and Documentation/*.rst.  Prints one "ok: ..." or
+# Usage: doc-check.py [TOP]   (default: this tree)
+# The docs are README.md and Documentation/*.rst, and the man page
+# kernel/sroce.7.  Prints one "ok: ..." or
 # "FAILED: ..." line per check; exits 1 if any failed.  TOP lets a test
 # run it against a modified copy (scripts/doc-check-selftest.sh).
 import glob
@@ -202,6 +207,67 @@ def table_rows(body):
     return rows
 
 
+# ---- The man page ----
+
+MAN = 'kernel/sroce.7'
+
+
+def roff_args(s):
+    """The arguments of a roff request line, quotes removed."""
+    return [a[1:-1] if a.startswith('"') else a
+            for a in re.findall(r'"[^"]*"|\S+', s)]
+
+
+def roff_plain(line):
+    """LINE of a man page as text: requests other than the font macros
+    are dropped, italic text is shown as <text>, escapes are resolved."""
+    if line.startswith(('.', "'")):
+        m = re.match(r'[.\']([BI]|[BIR]{2})(?:\s+(.*))?$', line)
+        if not m:
+            return ''
+        fonts, args = m.group(1), roff_args(m.group(2) or '')
+        if len(fonts) == 1:
+            args = [' '.join(args)]
+        out = ''
+        for i, a in enumerate(args):
+            out += f'<{a}>' if fonts[i % len(fonts)] == 'I' else a
+        line = out
+    line = re.sub(r'\\fI(.*?)(?:\\f[RPB]|$)', r'<\1>', line)
+    line = re.sub(r'\\f[A-Z]', '', line)
+    return line.replace('\\-', '-').replace('\\&', '').replace('\\e', '\\')
+
+
+def man_section(text, title):
+    """The lines of section .SH TITLE of a man page, or None."""
+    body = None
+    for line in text.splitlines():
+        if line.startswith('.SH'):
+            if body is not None:
+                break
+            if ' '.join(roff_args(line[3:])) == title:
+                body = []
+        elif body is not None:
+            body.append(line)
+    return body
+
+
+def man_entries(body):
+    """{tag as text: [body lines, raw]} of the .TP paragraphs of BODY."""
+    entries, cur, want_tag = {}, None, False
+    for line in body:
+        if line.startswith('.TP'):
+            want_tag, cur = True, None
+        elif want_tag:
+            cur = roff_plain(line).strip()
+            entries[cur] = []
+            want_tag = False
+        elif line.startswith(('.PP', '.SS', '.SH')):
+            cur = None
+        elif cur is not None:
+            entries[cur].append(line)
+    return entries
+
+
 # ---- The checks ----
 
 def check_params(all_docs):
@@ -246,6 +312,12 @@ def check_params(all_docs):
                    for n, rel in named if n not in params and n != 'NAME'}))
 
 
+# A word that names a counter: rx_drop_*, tx_* or rx_* (not a file
+# name), or *_naks_sent / *_naks_rcvd.
+COUNTER_WORD = re.compile(r'(?<![\w/.-])((?:tx|rx)_[a-z0-9_]*[a-z0-9]|'
+                          r'[a-z]+_naks_(?:sent|rcvd))\b(?![<.(/-])')
+
+
 def check_counters(all_docs):
     try:
         ctrs, prefix, reasons = counters()
@@ -286,10 +358,8 @@ def check_counters(all_docs):
         if r not in reasons:
             bad.add(f'{net}: "{r}" in the {prefix}<reason> row is not a '
                     f'drop reason of kernel/proto/drop.c')
-    word = re.compile(r'(?<![\w/.-])((?:tx|rx)_[a-z0-9_]*[a-z0-9]|'
-                      r'[a-z]+_naks_(?:sent|rcvd))\b(?![<.(/-])')
     for rel, text, _ in all_docs:
-        for m in word.finditer(text):
+        for m in COUNTER_WORD.finditer(text):
             if m.group(1) not in ctrs:
                 bad.add(f'{rel} names counter "{m.group(1)}", which does '
                         f'not exist')
@@ -333,8 +403,80 @@ def check_make(all_docs):
     report('make targets documented (%d)' % len(phony), problems)
 
 
+def man_section_entries(text, name, problems):
+    """The entries of the man page's section NAME; a missing one is a
+    problem."""
+    sec = man_section(text, name)
+    if sec is None:
+        problems.append(f'{MAN} has no {name} section')
+        sec = []
+    return man_entries(sec)
+
+
+def check_man():
+    try:
+        params = module_params()
+        ctrs, prefix, reasons = counters()
+        text = read(MAN)
+    except (OSError, SourceError) as e:
+        report(f'{MAN} (source)', [str(e)])
+        return
+    problems = []
+    entries = man_section_entries(text, 'MODULE PARAMETERS', problems)
+    problems += [f'{n} ({f}) has no entry in {MAN}, MODULE PARAMETERS'
+                 for n, f in sorted(params.items()) if n not in entries]
+    problems += [f'{MAN}, MODULE PARAMETERS has an entry for "{n}", '
+                 f'which kernel/*.c does not have'
+                 for n in sorted(entries) if n not in params]
+    report(f'module parameters in {MAN} (%d)' % len(params), problems)
+
+    problems = []
+    entries = man_section_entries(text, 'COUNTERS', problems)
+    group = prefix + '<reason>'
+    # The drop reasons of the group entry are its bold words.
+    listed = set()
+    for line in entries.get(group, []):
+        m = re.match(r'\.BR?\s+(\w+)', line)
+        if m:
+            listed.add(m.group(1))
+    for n, where in sorted(ctrs.items()):
+        if n in entries:
+            continue
+        if n.startswith(prefix) and n[len(prefix):] in listed:
+            continue
+        problems.append(f'{n} ({where}) has no entry in {MAN}, COUNTERS')
+    problems += [f'{MAN}, COUNTERS has an entry for counter "{n}", which '
+                 f'does not exist' for n in sorted(entries)
+                 if n != group and n not in ctrs]
+    problems += [f'{MAN}: "{r}" in the {group} entry is not a drop reason '
+                 f'of kernel/proto/drop.c' for r in sorted(listed)
+                 if r not in reasons]
+    report(f'counters in {MAN} (%d)' % len(ctrs), problems)
+
+    # Anywhere in the page: the same ways of naming a parameter or a
+    # counter as in the .rst docs.
+    plain = one_line(' '.join(roff_plain(x) for x in text.splitlines()))
+    bad = set()
+    for m in re.finditer(r'/sys/module/sroce/parameters/(\w+)', plain):
+        if m.group(1) not in params:
+            bad.add(f'{MAN} names module parameter "{m.group(1)}", which '
+                    f'kernel/*.c does not have')
+    for m in re.finditer(r'modprobe sroce((?: \w+=\S*)+)', plain):
+        for w in m.group(1).split():
+            if w.split('=')[0] not in params:
+                bad.add(f'{MAN} names module parameter '
+                        f'"{w.split("=")[0]}", which kernel/*.c does not '
+                        f'have')
+    for m in COUNTER_WORD.finditer(plain):
+        if m.group(1) not in ctrs:
+            bad.add(f'{MAN} names counter "{m.group(1)}", which does not '
+                    f'exist')
+    report(f'parameters and counters named in {MAN} exist', sorted(bad))
+
+
 all_docs = docs()
 check_params(all_docs)
 check_counters(all_docs)
 check_make(all_docs)
+check_man()
 sys.exit(1 if failed else 0)
