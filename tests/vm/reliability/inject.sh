@@ -115,7 +115,10 @@ run_case ack-unsent rx_drop_bad_addr --qpn "${RC_QPN[0]:-0}" --psn "${RC_SPSN[0]
 run_case ud-send rx_packets --ud-qpn "${UD_QPN:-0}" --qkey "${QKEY:-0}"
 run_case write rx_packets "${rc0[@]}" "${rw[@]}"
 is_a && sroce_put write-fill "${FILL[write]}"
-sroce_barrier cases-sent
+# Twenty sroce-inject runs, then b's checks: on the debug kernel with two
+# vCPUs per guest each run takes up to 8 s, past a barrier's default
+# 120 s.  These barriers bound hangs only.
+sroce_barrier cases-sent 600
 
 if is_b; then
 	# Wait for the counters to settle (softirq, then the QPs' work).
@@ -173,7 +176,7 @@ if is_b; then
 	grep -q '^ud_recv 1$' "$out" || fail "the UD control SEND was not received exactly once"
 	log "cases: all counted, protected memory intact, control write 64 x $fill landed"
 fi
-sroce_barrier cases-done
+sroce_barrier cases-done 600
 
 # --- the fuzzer, with live traffic beside it ------------------------------
 if is_b; then

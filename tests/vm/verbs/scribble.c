@@ -140,7 +140,7 @@ static bool known(const struct map *m, int n, const struct map *x)
 	return false;
 }
 
-static int modify(struct ibv_qp *qp, uint32_t dqpn)
+static int modify(struct ibv_qp *qp, uint32_t dqpn, bool victim)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -169,9 +169,13 @@ static int modify(struct ibv_qp *qp, uint32_t dqpn)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	/* Short: a victim whose peer went to error must fail fast. */
-	a.timeout = 10;
-	a.retry_cnt = 2;
+	/*
+	 * Short: a victim whose peer went to error must fail fast.  The
+	 * sentinel is patient (1.07 s, 7 retries): a loss beside the
+	 * victims' floods must cost it a retransmission, not the test.
+	 */
+	a.timeout = victim ? 10 : 18;
+	a.retry_cnt = victim ? 2 : 7;
 	a.rnr_retry = 2;
 	a.max_rd_atomic = 4;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
@@ -224,8 +228,8 @@ static void pair_create(struct pair *p, int depth, bool victim)
 		if (!p->qp[i])
 			die(2, "create_qp: %s", strerror(errno));
 	}
-	if (modify(p->qp[0], p->qp[1]->qp_num) ||
-	    modify(p->qp[1], p->qp[0]->qp_num))
+	if (modify(p->qp[0], p->qp[1]->qp_num, victim) ||
+	    modify(p->qp[1], p->qp[0]->qp_num, victim))
 		die(2, "connect: %s", strerror(errno));
 	nn = uverbs_maps(now, MAX_MAPS * 4);
 	for (i = 0; i < nn && p->nmaps < MAX_MAPS; i++)
