@@ -66,6 +66,50 @@ if [[ -z ${SROCE_DEPS_NO_APT:-} ]]; then
 	fi
 fi
 
+# The Debian mirror of the system's own apt sources, without the trailing /.
+debian_mirror() {
+	local m
+	# shellcheck disable=SC2016 # apt's format, not the shell's
+	m=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null |
+	    grep -v -- -security | head -n1)
+	[[ -n $m ]] || { echo "deps: cannot find a Debian mirror in apt's sources" >&2; return 1; }
+	echo "${m%/}"
+}
+
+# QEMU 10 from bookworm-backports: Debian 12's 7.2 crashes guests with two
+# vCPUs whenever their kernel rewrites its own text (Documentation/vm.rst,
+# "Two vCPUs need QEMU 10").  Elsewhere the system's QEMU is taken as is.
+QEMU_MIN=1:10.0
+
+qemu_ok() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null) &&
+		dpkg --compare-versions "$v" ge "$QEMU_MIN"
+}
+
+backports_qemu() {
+	local list=/etc/apt/sources.list.d/bookworm-backports.sources mirror
+	# shellcheck source=/dev/null
+	[[ $(. /etc/os-release && echo "${VERSION_CODENAME:-}") == bookworm ]] ||
+		return 0
+	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d; then
+		mirror=$(debian_mirror) || return 1
+		echo "deps: adding $list"
+		printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+			"$mirror" >"$list"
+	fi
+	echo "deps: installing qemu-system-x86 from bookworm-backports"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-t bookworm-backports qemu-system-x86
+	qemu_ok || { echo "deps: qemu-system-x86 is still older than $QEMU_MIN" >&2; return 1; }
+}
+
+if [[ -z ${SROCE_DEPS_NO_APT:-} ]] && ! qemu_ok; then
+	[[ $(id -u) == 0 ]] || { echo "deps: need root to install QEMU $QEMU_MIN" >&2; exit 1; }
+	backports_qemu
+fi
+
 # The pinned rdma-core source.  Debian 12 ships rdma-core 44.0 but its
 # source is not reachable from here; Debian 13's 56.1 is.  A private apt
 # configuration with a trixie deb-src entry fetches it without touching
@@ -73,10 +117,7 @@ fi
 # configuration.
 fetch_rdma_core() {
 	local apt=$build/apt-trixie mirror
-	mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null |
-		 grep -v -- -security | head -n1)
-	mirror=${mirror%/}
-	[[ -n $mirror ]] || { echo "deps: cannot find a Debian mirror in apt's sources" >&2; return 1; }
+	mirror=$(debian_mirror) || return 1
 	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
 	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" \
 		>"$apt/sources.list"
