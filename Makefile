@@ -11,7 +11,7 @@ RDMA_CORE_SRC	?= $(BUILD)/rdma-core-$(RDMA_CORE_VER)
 export TOP BUILD KERNELS RDMA_CORE_SRC
 
 .PHONY: all help deps module provider tools tests-build check check-unit \
-	check-sim check-fuzz check-deb check-vm check-debug demo bench bench-core \
+	check-sim check-fuzz check-deb check-host check-vm check-debug demo bench bench-core \
 	soak fuzz coverage install deb install-userspace uninstall-userspace clean
 
 all: module provider tools tests-build
@@ -27,12 +27,13 @@ help:
 	@echo 'make check-sim   the simulator: seeded lossy workloads and error-path scenarios'
 	@echo 'make check-fuzz  a short pass of every libFuzzer harness (CHECK_FUZZ_SECONDS, 25, shared)'
 	@echo 'make check-deb   the packages: contents, lintian, sroce-dkms installed and purged here (root)'
-	@echo 'make check-vm    the VM test groups on each of KERNELS (SROCE_VM_GROUPS="g ..." picks groups)'
+	@echo 'make check-host  a Debian 13 root with the packages installed by apt, booted in two guests (root)'
+	@echo 'make check-vm    the VM groups: full on 6.1 and 7.3, smoke on 5.10 and 6.12, or full on KERNELS'
 	@echo 'make check-debug data path + reliability on a KASAN/lockdep/kmemleak guest kernel'
 	@echo 'make demo        two QEMU guests talking over sroce'
 	@echo 'make bench       perftest, sroce vs rdma_rxe in one run (BENCH_ARGS=--quick)'
 	@echo 'make bench-core  instructions per packet of the protocol core'
-	@echo 'make soak        simulator with fresh seeds, full-size lossy and rxe VM runs'
+	@echo 'make soak        fresh simulator seeds, full-size VM runs, every group on 6.12, check-host'
 	@echo 'make fuzz        every libFuzzer harness for FUZZ_SECONDS (600) each'
 	@echo 'make coverage    line coverage of kernel/proto/*.c from the unit tests and the simulator'
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
@@ -75,8 +76,15 @@ check-fuzz:
 check-deb:
 	@scripts/deb-check.sh
 
+# Not part of check (time): a Debian 13 root, our packages installed in it
+# with apt, two guests booting it.
+check-host: deps
+	@$(MAKE) -s all
+	@scripts/host-check.sh
+
+# The full suite on each of KERNELS when given, else make check's matrix.
 check-vm:
-	@tests/vm/run-all.sh $(KERNELS)
+	@tests/vm/run-all.sh $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS))
 
 # Not part of check (time): builds and caches the debug kernel first.
 check-debug: deps
@@ -97,13 +105,17 @@ bench-core:
 	@$(MAKE) -s -C tests bench-core
 
 # The simulator with fresh seeds (SOAK_SECONDS), then the full-size VM
-# groups that make check runs bounded (SOAK_VM_GROUPS, SOAK_VM=0 skips).
+# groups that make check runs bounded (SOAK_VM_GROUPS), then every group
+# on the kernels make check only smoke-tests (SOAK_KERNELS); SOAK_VM=0
+# skips the guests.
 SOAK_VM_GROUPS ?= consumers-loss consumers-rxe consumers-rxe-serves reliability-soak
+SOAK_KERNELS ?= 6.12
 soak: deps
 	@$(MAKE) -s all
 	@$(MAKE) -s -C tests soak
 	@if [ "$(SOAK_VM)" != 0 ]; then \
-		SROCE_VM_GROUPS="$(SOAK_VM_GROUPS)" tests/vm/run-all.sh $(KERNELS); fi
+		SROCE_VM_GROUPS="$(SOAK_VM_GROUPS)" tests/vm/run-all.sh $(KERNELS) && \
+		tests/vm/run-all.sh $(SOAK_KERNELS) && scripts/host-check.sh; fi
 
 fuzz:
 	@$(MAKE) -s -C tests fuzz

@@ -93,8 +93,8 @@ pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$cml")
 rcver=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$cml")
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 so=/usr/lib/$ma/libibverbs/libsroce-rdmav$pabi.so
-expect "libibverbs-sroce holds the provider and its driver file" \
-	has "$prov_deb" "$so" /etc/libibverbs.d/sroce.driver \
+expect "libibverbs-sroce holds the provider" \
+	has "$prov_deb" "$so" \
 	/usr/share/doc/libibverbs-sroce/copyright /usr/share/doc/libibverbs-sroce/changelog.gz
 expect "sroce-tools holds sroce-dump and its man page" \
 	has "$tools_deb" /usr/sbin/sroce-dump /usr/share/man/man8/sroce-dump.8.gz \
@@ -122,10 +122,18 @@ ctl_ok() {
 	next=${rcver%.*}.$((${rcver##*.} + 1))~
 	grep -qF "libibverbs1 (>= $rcver), libibverbs1 (<< $next)" <<<"$dep" ||
 		{ echo "libibverbs-sroce Depends: $dep (want libibverbs1 $rcver only)"; return 1; }
-	grep -qF /etc/libibverbs.d/sroce.driver < <(dpkg-deb --ctrl-tarfile "$prov_deb" | tar -xOf - ./conffiles) ||
-		{ echo "sroce.driver is not a conffile"; return 1; }
+	# The driver file: written by postinst, removed by postrm on remove,
+	# never a conffile (packaging/libibverbs-sroce.postinst).
+	local ctl
+	ctl=$(dpkg-deb --ctrl-tarfile "$prov_deb" | tar -tf -)
+	! grep -q conffiles <<<"$ctl" || { echo "libibverbs-sroce has conffiles"; return 1; }
+	dpkg-deb --ctrl-tarfile "$prov_deb" | tar -xOf - ./postinst |
+		grep -q "'driver sroce' >/etc/libibverbs.d/sroce.driver" ||
+		{ echo "postinst does not write sroce.driver"; return 1; }
+	dpkg-deb --ctrl-tarfile "$prov_deb" | tar -xOf - ./postrm |
+		grep -q 'remove|purge)' || { echo "postrm does not remove sroce.driver on remove"; return 1; }
 }
-expect "control fields (versions, libibverbs1 (>= $rcver) (<< next), conffiles)" ctl_ok
+expect "control fields (versions, libibverbs1 (>= $rcver) (<< next), the driver file's scripts)" ctl_ok
 
 # ---- the provider's dynamic dependencies ----
 

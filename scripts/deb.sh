@@ -165,16 +165,17 @@ provider_pkg() {
 		die "cannot read the rdma-core version and PABI from $cml"
 	rcnext=${rcver%.*}.$((${rcver##*.} + 1))
 	so=$src/build/lib/libsroce-rdmav$pabi.so
-	mkdir -p "$root/usr/lib/$multiarch/libibverbs" "$root/etc/libibverbs.d" \
-		"$root/DEBIAN"
+	mkdir -p "$root/usr/lib/$multiarch/libibverbs" "$root/DEBIAN"
 	# Stripped as dh_strip strips a shared object.
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 		-o "$root/usr/lib/$multiarch/libibverbs/${so##*/}" "$so"
 	chmod 0644 "$root/usr/lib/$multiarch/libibverbs/${so##*/}"
-	# The driver file names the provider; libibverbs looks for it as
-	# lib<name>-rdmav<PABI>.so in its own provider directory.
-	echo 'driver sroce' >"$root/etc/libibverbs.d/sroce.driver"
-	echo /etc/libibverbs.d/sroce.driver >"$root/DEBIAN/conffiles"
+	# The driver file names the provider (libibverbs looks for it as
+	# lib<name>-rdmav<PABI>.so in its own provider directory); the
+	# maintainer scripts write and remove it.
+	for f in postinst postrm; do
+		install -m 0755 "$pkgdir/libibverbs-sroce.$f" "$root/DEBIAN/$f"
+	done
 	stage_doc libibverbs-sroce
 	libc=$(glibc_need "$root/usr/lib/$multiarch/libibverbs/${so##*/}")
 	[[ -n $libc ]] || die "no GLIBC symbol version in ${so##*/}"
@@ -185,7 +186,6 @@ provider_pkg() {
 Package: libibverbs-sroce
 Version: $version
 Architecture: $arch
-Multi-Arch: same
 Maintainer: $maintainer
 Installed-Size: @SIZE@
 Depends: libc6 (>= $libc), libibverbs1 (>= $rcver), libibverbs1 (<< $rcnext~)

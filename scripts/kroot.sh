@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kroot.sh: a Debian root of another release under build/roots/<dist>, for
+# kroot.sh: a Debian root of another release under /var/cache/sroce/roots
+# (SROCE_ROOTS), for
 # building sroce.ko against a kernel whose headers need that release's
 # compiler and C library (5.10: bullseye's gcc 10; 7.3: trixie's gcc 14).
 #
 #   scripts/kroot.sh root DIST [PKG...]   make (or reuse) the root, install
 #                                         the PKGs missing from it; prints it
+#                                         (trixie-host: a Debian 13 host for
+#                                         scripts/host-check.sh)
 #   scripts/kroot.sh headers K            the root of kernel K (5.10, 7.3:
 #                                         see scripts/kver.sh) with its
 #                                         newest headers; prints the release
@@ -26,6 +29,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SROCE_BUILD:-$top/build}
+# Outside the checkout: every clone (CI starts from a fresh one) shares
+# the roots, which take minutes to make and never depend on our sources.
+roots=${SROCE_ROOTS:-/var/cache/sroce/roots}
 
 die() { echo "kroot: $*" >&2; exit 1; }
 
@@ -33,8 +39,8 @@ die() { echo "kroot: $*" >&2; exit 1; }
 suites() {
 	case $1 in
 	bullseye) echo bullseye ;;
-	trixie) echo trixie trixie-backports ;;
-	*) die "unknown root '$1' (bullseye, trixie)" ;;
+	trixie | trixie-host) echo trixie trixie-backports ;;
+	*) die "unknown root '$1' (bullseye, trixie, trixie-host)" ;;
 	esac
 }
 
@@ -59,8 +65,8 @@ make_root() {
 	echo "kroot: creating $root from $m (minutes, once)" >&2
 	rm -rf "$root.tmp"
 	debootstrap --variant=minbase --include=make,gcc,libc6-dev \
-		"$dist" "$root.tmp" "$m" >"$build/roots/$dist.log" 2>&1 ||
-		die "debootstrap failed (see $build/roots/$dist.log)"
+		"${dist%-host}" "$root.tmp" "$m" >"$roots/$dist.log" 2>&1 ||
+		die "debootstrap failed (see $roots/$dist.log)"
 	: >"$root.tmp/etc/apt/sources.list"
 	for s in $(suites "$dist"); do
 		echo "deb $m $s main" >>"$root.tmp/etc/apt/sources.list"
@@ -79,12 +85,12 @@ cmd_root() {
 	local dist=${1:?usage: kroot.sh root DIST [PKG...]} need=() p lock
 	shift
 	suites "$dist" >/dev/null
-	root=$build/roots/$dist
-	mkdir -p "$build/roots"
+	root=$roots/$dist
+	mkdir -p "$roots"
 	# One lock per root, taken once per process (a second flock on a
 	# new descriptor would wait for the first).
 	if [[ ${locked:-} != *" $dist "* ]]; then
-		exec {lock}>"$build/roots/.$dist.lock"
+		exec {lock}>"$roots/.$dist.lock"
 		flock "$lock"
 		locked="${locked:- }$dist "
 	fi
@@ -97,8 +103,8 @@ cmd_root() {
 		echo "kroot: installing ${need[*]} in $root" >&2
 		in_root apt-get -qq update
 		in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends "${need[@]}" >"$build/roots/$dist.log" 2>&1 ||
-			die "apt-get install failed in $root (see $build/roots/$dist.log)"
+			--no-install-recommends "${need[@]}" >"$roots/$dist.log" 2>&1 ||
+			die "apt-get install failed in $root (see $roots/$dist.log)"
 	fi
 	echo "$root"
 }
@@ -109,7 +115,7 @@ cmd_root() {
 cmd_run() {
 	local dist=${1:?usage: kroot.sh run DIST DIR... -- CMD...} dirs=() d
 	shift
-	root=$build/roots/$dist
+	root=$roots/$dist
 	[[ -f $root/.done ]] || die "no root $root (kroot.sh root $dist)"
 	while (($#)) && [[ $1 != -- ]]; do
 		[[ $1 == /* && -d $1 ]] || die "run: $1 is not an absolute directory"
@@ -143,7 +149,7 @@ cmd_headers() {
 	[[ -n $dist ]] || die "kernel $k builds on the host, not in a root"
 	pat=$("$top/scripts/kver.sh" --pattern "$k")
 	if rel=$("$top/scripts/kver.sh" "$k" 2>/dev/null) &&
-	   [[ -L $build/roots/$dist/lib/modules/$rel/build ]]; then
+	   [[ -L $roots/$dist/lib/modules/$rel/build ]]; then
 		echo "$rel"
 		return
 	fi
@@ -177,7 +183,7 @@ cmd_guest() {
 		return
 	fi
 	[[ ! -e $dst ]] || die "$dst exists and was not made here: remove it"
-	root=$build/roots/$dist
+	root=$roots/$dist
 	mkdir -p "$build/kernels"
 	exec {lock}>"$build/kernels/.$rel.lock"
 	flock "$lock"

@@ -11,8 +11,7 @@
 #   kver.sh --dist SHORT      the root's Debian release (empty: the host's)
 #   kver.sh --pattern SHORT   the glob its releases match
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${SROCE_BUILD:-$top/build}
+roots=${SROCE_ROOTS:-/var/cache/sroce/roots}
 mode=release
 case "${1:-}" in
 --dist | --pattern) mode=${1#--}; shift ;;
@@ -32,7 +31,7 @@ pattern) echo "$pat"; exit 0 ;;
 esac
 candidates() {
 	ls -d /lib/modules/$pat 2>/dev/null || :
-	[ -z "$dist" ] || ls -d "$build/roots/$dist"/lib/modules/$pat 2>/dev/null || :
+	[ -z "$dist" ] || ls -d "$roots/$dist"/lib/modules/$pat 2>/dev/null || :
 }
 best=
 for d in $(candidates | sed 's|.*/||' | sort -uV); do
@@ -41,9 +40,9 @@ for d in $(candidates | sed 's|.*/||' | sort -uV); do
 	# Bootable here, or buildable in the root (its "build" link points
 	# inside the root).
 	if [ -e "/lib/modules/$d/kernel" ] ||
-	   { [ -n "$dist" ] && [ -L "$build/roots/$dist/lib/modules/$d/build" ]; }; then
+	   { [ -n "$dist" ] && [ -L "$roots/$dist/lib/modules/$d/build" ]; }; then
 		best=$d
 	fi
 done
-[ -n "$best" ] || { echo "kver.sh: no kernel $short under /lib/modules${dist:+ or in $build/roots/$dist}" >&2; exit 1; }
+[ -n "$best" ] || { echo "kver.sh: no kernel $short under /lib/modules${dist:+ or in $roots/$dist}" >&2; exit 1; }
 echo "$best"

@@ -16,6 +16,13 @@
 # with its own SROCE_VM_ARGS (drivers, timeout) and SROCE_VM_ENV (sizes,
 # loss).  A name that matches no script counts as a failed test.
 #
+# A KERNEL written smoke:K (make check: smoke:5.10 smoke:6.12) runs only
+# the smoke groups on K: those whose group.conf sets SROCE_VM_SMOKE=1, a
+# few scripts of the full groups that prove the module loads, talks and
+# serves a kernel consumer on a kernel the full suite does not boot.  On
+# a kernel given plainly they are left out (their scripts run in their
+# own groups there) unless SROCE_VM_GROUPS names them.
+#
 # SROCE_VM_GROUPS="g1 g2" limits the run to those groups ("selftest" is
 # tools/vm/selftest, run once on the first kernel).  A group whose
 # group.conf sets SROCE_VM_ONCE=1 runs on the first kernel only.  A group
@@ -34,7 +41,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/sroce-vm
 list=0
 [[ ${1:-} == --list ]] && { list=1; shift; }
-(($#)) || set -- 6.1 6.12
+(($#)) || set -- 6.1 7.3 smoke:5.10 smoke:6.12
+first=${1#smoke:}
 
 passed=0 failed=0 skipped=0
 groups=()
@@ -53,9 +61,9 @@ done
 # First prove the harness can fail at all (tools/vm/selftest), once.
 if ((!list)) &&
 	[[ -z ${SROCE_VM_GROUPS:-} || " $SROCE_VM_GROUPS " == *" selftest "* ]]; then
-	echo "=== vm $1 selftest: the harness reports failures"
+	echo "=== vm $first selftest: the harness reports failures"
 	log=$(mktemp)
-	"$top/tools/vm/selftest" "$1" 2>&1 | tee "$log" |
+	"$top/tools/vm/selftest" "$first" 2>&1 | tee "$log" |
 		sed -u '/^vm: [0-9]* passed, [0-9]* failed$/d'
 	line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 	if [[ -n $line ]]; then
@@ -63,19 +71,28 @@ if ((!list)) &&
 	else
 		p=0 f=1
 	fi
-	echo "vm $1 selftest: $p passed, $f failed"
+	echo "vm $first selftest: $p passed, $f failed"
 	passed=$((passed + p)) failed=$((failed + f))
 	rm -f "$log"
 fi
 
 for kernel in "$@"; do
+	smoke=0
+	[[ $kernel == smoke:* ]] && smoke=1 kernel=${kernel#smoke:}
 	for g in "${groups[@]}"; do
 		dir=$top/tests/vm/$g
 		SROCE_VM_ARGS='' SROCE_VM_DISABLED='' SROCE_VM_POST='' SROCE_VM_ONCE=''
-		SROCE_VM_ENV='' SROCE_VM_TESTS=''
+		SROCE_VM_ENV='' SROCE_VM_TESTS='' SROCE_VM_SMOKE=''
 		if [[ -f $dir/group.conf ]]; then
 			# shellcheck source=/dev/null
 			. "$dir/group.conf"
+		fi
+		if ((smoke)) && [[ $SROCE_VM_SMOKE != 1 ]]; then
+			continue
+		fi
+		if ((!smoke)) && [[ $SROCE_VM_SMOKE == 1 &&
+			" ${SROCE_VM_GROUPS:-} " != *" $g "* ]]; then
+			continue
 		fi
 		tests=() missing=()
 		if [[ -n $SROCE_VM_TESTS ]]; then
@@ -97,8 +114,8 @@ for kernel in "$@"; do
 		# SROCE_VM_ONCE=1: the group tests the harness, not the kernel
 		# under it, so the first kernel is enough (make check's time is
 		# mostly emulated CPU).
-		if [[ ${SROCE_VM_ONCE:-} == 1 && $kernel != "$1" ]]; then
-			echo "=== vm $kernel $g: run once, on $1 (SROCE_VM_ONCE=1 in $g/group.conf)"
+		if [[ ${SROCE_VM_ONCE:-} == 1 && $kernel != "$first" ]]; then
+			echo "=== vm $kernel $g: run once, on $first (SROCE_VM_ONCE=1 in $g/group.conf)"
 			continue
 		fi
 		if ((list)); then
