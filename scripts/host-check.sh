@@ -120,6 +120,8 @@ prov_ok() {
 		{ echo "no driver file"; return 1; }
 }
 expect "the provider and its driver file are in place" prov_ok
+echo "  dkms status:"
+in_root dkms status 2>&1 | sed 's/^/    /'
 
 # ---- a kernel installed later ----
 
@@ -127,6 +129,8 @@ start=$SECONDS
 if apt_q install -t trixie-backports "linux-image-$late" "linux-headers-$late"; then
 	ok "the 7.3 kernel $late installed after the packages ($((SECONDS - start)) s)"
 	expect "DKMS's kernel hook built sroce/$version for $late" built_for "$late"
+	echo "  dkms status:"
+	in_root dkms status 2>&1 | sed 's/^/    /'
 else
 	bad "installing the 7.3 backports kernel $late"
 	late=
@@ -152,16 +156,20 @@ boot 6.12
 start=$SECONDS
 expect "apt remove ${pkgs[*]}" apt_q remove "${pkgs[@]}"
 echo "  ($((SECONDS - start)) s)"
-gone_ok() {
-	local left
-	left=$(cd "$root" && {
+left_list() {
+	cd "$root" && {
 		find lib/modules \( -name build -o -name source \) -prune -o \
 			-name 'sroce.ko*' -print
 		ls -d usr/src/sroce-* var/lib/dkms/sroce etc/libibverbs.d/sroce.driver \
 			usr/lib/*/libibverbs/libsroce-* usr/sbin/sroce-dump 2>/dev/null
-	})
+	}
+}
+gone_ok() {
+	local left
+	left=$(left_list)
 	[[ -z $left ]] || { echo "left behind: $left"; return 1; }
 }
 expect "nothing left: no module, no provider or driver file, no DKMS tree, no source" gone_ok
+echo "  left behind: $(left_list | xargs)"
 [[ -n $late ]] && expect "the 7.3 kernel removed again" drop_late
 finish
