@@ -12,7 +12,8 @@ export TOP BUILD KERNELS RDMA_CORE_SRC
 
 .PHONY: all help deps module provider tools tests-build check check-unit \
 	check-sim check-fuzz check-deb check-host check-vm check-debug demo bench bench-core \
-	soak fuzz coverage install deb install-userspace uninstall-userspace clean
+	soak fuzz coverage install deb install-host uninstall-host install-userspace \
+	uninstall-userspace clean
 
 all: module provider tools tests-build
 
@@ -39,6 +40,8 @@ help:
 	@echo 'make provider RDMA_CORE_SRC=dir   graft provider/ into your rdma-core tree'
 	@echo 'make install [RDMA_CORE_SRC=dir]  install module, sroce-dump (and the provider) on this host'
 	@echo 'make deb         Debian packages in build/deb/: sroce-dkms, libibverbs-sroce (rdma-core 56.1), sroce-tools'
+	@echo 'make install-host         build the packages and install them (Debian 12: plus /opt/sroce)'
+	@echo 'make uninstall-host       remove them again'
 	@echo 'make install-userspace    rdma-core 56.1 with the provider in /opt/sroce (PREFIX), for Debian 12'
 	@echo 'make uninstall-userspace  remove it again'
 	@echo 'make clean       remove build/kernel, build/tests and build/tools'
@@ -132,6 +135,14 @@ install:
 # The Debian packages (Documentation/install.rst, "Debian packages").
 deb:
 	@scripts/deb.sh
+
+# Build the packages and install what this host's libibverbs can take,
+# on Debian 12 and 13 alike (Documentation/install.rst, "In one command").
+install-host: deps
+	@scripts/install-host.sh
+
+uninstall-host:
+	@scripts/install-host.sh --remove
 
 # rdma-core 56.1's user space, ours included, in a prefix of its own: the
 # route for hosts whose libibverbs is another release.
