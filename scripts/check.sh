@@ -28,7 +28,7 @@ check_build() { make -s all KERNELS="$kernels"; }
 # shellcheck disable=SC2086 # a word list
 check_vm() { tests/vm/run-all.sh $vm_args; }
 
-phases=(deps build lint unit provider deb sim fuzz demo vm)
+phases=(deps build lint unit provider deb host sim fuzz demo vm)
 declare -A cmd=(
 	[deps]="check_deps"
 	[build]="check_build"
@@ -36,13 +36,14 @@ declare -A cmd=(
 	[unit]="make -s check-unit"
 	[provider]="provider/tests/run.sh"
 	[deb]="scripts/deb-check.sh"
+	[host]="scripts/host-check.sh"
 	[sim]="make -s check-sim"
 	[fuzz]="make -s check-fuzz"
 	[demo]="check_demo"
 	[vm]="check_vm"
 )
 # deps and build are prerequisites, not tests: they count only if they fail.
-declare -A counted=([lint]=1 [unit]=1 [provider]=1 [deb]=1 [sim]=1 [fuzz]=1 [demo]=1 [vm]=1)
+declare -A counted=([lint]=1 [unit]=1 [provider]=1 [deb]=1 [host]=1 [sim]=1 [fuzz]=1 [demo]=1 [vm]=1)
 
 # The README's `make demo`, as a newcomer runs it: its own script, into a
 # directory that does not exist yet (tests/vm/demo.sh must create it).

@@ -16,7 +16,7 @@ ko=$(modinfo -n sroce) || fail "modinfo finds no sroce module"
 [[ $ko == "/lib/modules/$(uname -r)/updates/dkms/sroce.ko"* ]] ||
 	fail "sroce.ko is not DKMS's: $ko"
 grep -q '^sroce ' /proc/modules || fail "sroce is not loaded"
-log "module: $ko ($(modinfo -F version sroce)), kernel $(uname -r)"
+log "module: $ko (vermagic $(modinfo -F vermagic sroce | xargs))"
 
 # Every program below is the distribution's, and so is its libibverbs.
 for p in ibv_devinfo ibv_rc_pingpong ib_write_bw rping; do
@@ -32,8 +32,15 @@ log "libibverbs: $lib ($(dpkg-query -W -f='${Version}' libibverbs1))"
 out=$(ibv_devinfo -d "$DEV" 2>&1) || fail "ibv_devinfo -d $DEV: $out"
 grep -q 'state:[[:space:]]*PORT_ACTIVE' <<<"$out" || { echo "$out" >&2; fail "port not active"; }
 ! grep -qi warning <<<"$out" || { echo "$out" >&2; fail "ibv_devinfo warned"; }
-log "ibv_devinfo: $(grep -m1 'hca_id' <<<"$out" | xargs)"
+log "ibv_devinfo -d $DEV:"
+printf '    %s\n' "${out//$'\n'/$'\n'    }"
 
 pingpong rc rc4 18700 "$G4" 200 4096
 perf ib_write_bw write-bw 18710 65536 200
 rping_pair rping4 18720 20 1024 4
+
+# The programs' own output, for the record (make check-host's log).
+for n in rc4 write-bw rping4; do
+	log "$n, as the program printed it:"
+	sed 's/^/    /' "$(dp_out $n)"
+done
