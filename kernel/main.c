@@ -10,6 +10,7 @@
 
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
+#include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -106,8 +107,8 @@ static int sroce_client_add(struct ib_device *ibdev)
 
 /*
  * The device is unregistering: net.c's RX lookup can no longer find it.
- * sroce.ko depends on ib_uverbs, so our client was registered after
- * uverbs' and is removed before it: processes still hold their QPs, and
+ * ib_uverbs is loaded before our client registers (sroce_init()), so our
+ * client is removed before uverbs': processes still hold their QPs, and
  * destroy_qp learns from @removing that they are being taken away.
  */
 static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
@@ -177,6 +178,14 @@ static int __init sroce_init(void)
 	err = sroce_kqp_module_init();
 	if (err)
 		goto err_mr;
+	/*
+	 * ib_core removes clients in the reverse order of their registration,
+	 * and ours must go before uverbs' (sroce_client_remove()).  Up to
+	 * 6.x sroce.ko linked ib_uverbs (ib_umem_get), which ordered the two;
+	 * 7.x moved what we use into ib_core.  Without uverbs no process
+	 * has objects, so a failure here is harmless.
+	 */
+	request_module("ib_uverbs");
 	err = ib_register_client(&sroce_client);
 	if (err)
 		goto err_qp;
@@ -218,3 +227,5 @@ module_exit(sroce_exit);
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
+/* modprobe loads it first; sroce_init() says why. */
+MODULE_SOFTDEP("pre: ib_uverbs");
