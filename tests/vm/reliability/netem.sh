@@ -4,7 +4,7 @@
 # A lossy wire: every byte still arrives right, and the recovery is
 # counted.  Both guests put netem on their NIC's
 # egress and the integrity pair (every byte and completion checked on
-# both sides) runs across it: 1%, 5% and 20% loss, reordering,
+# both sides) runs across it: 1%, 5% and 10% loss, reordering,
 # duplication, corruption (which only the ICRC can catch: UDP checksums
 # are zero on RoCEv2, so it must show as rx_drop_bad_icrc), delay with
 # jitter and burst loss (Gilbert-Elliott).  Under loss the requesters'
@@ -70,8 +70,12 @@ lossy loss1 1024 256K loss 1%
 ((REL_RETX > 0)) || fail "1% loss: no retransmission counted"
 lossy loss5 1024 256K loss 5%
 ((REL_RETX > 0)) || fail "5% loss: no retransmission counted"
-lossy loss20 256 64K loss 20%
-((REL_RETX > 0)) || fail "20% loss: no retransmission counted"
+# Not 20%: a request or its answer then fails 36% of the time, and eight
+# failures in a row (retry_cnt 7, the most IBA allows) end the QP in
+# RETRY_EXC_ERR, correctly: 42 of 3,000 simulator runs of this size
+# (Documentation/reliability.rst, "The tests").  At 10%, none.
+lossy loss10 256 64K loss 10%
+((REL_RETX > 0)) || fail "10% loss: no retransmission counted"
 lossy burst 512 128K loss gemodel 1% 30% 100% 0%
 ((REL_RETX > 0)) || fail "burst loss: no retransmission counted"
 lossy reorder 512 128K delay 10ms reorder 25% 50%
