@@ -27,30 +27,9 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-passed=0 failed=0 skipped=0
-
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
-skip() { skipped=$((skipped + 1)); echo "skipped: $*"; }
-finish() {
-	local sk=
-	((skipped)) && sk=", $skipped skipped"
-	echo "deb: $passed passed, $failed failed$sk"
-	((failed == 0))
-	exit
-}
-
-# expect WHAT COMMAND...: one check, the command's output shown on failure.
-expect() {
-	local what=$1 o
-	shift
-	if o=$("$@" 2>&1); then
-		ok "$what"
-	else
-		echo "$o" | tail -n 30 | sed 's/^/  | /'
-		bad "$what"
-	fi
-}
+CHECKS_NAME=deb
+# shellcheck source=scripts/checks.lib
+. "$top/scripts/checks.lib"
 
 if ! debs=$("$top/scripts/deb.sh"); then
 	bad "scripts/deb.sh"

@@ -29,26 +29,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 export SROCE_ROOTS=${SROCE_ROOTS:-/var/cache/sroce/roots}
 kroot=$top/scripts/kroot.sh
-passed=0 failed=0
 pkgs=(sroce-dkms libibverbs-sroce sroce-tools)
-
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
-finish() {
-	echo "host: $passed passed, $failed failed"
-	((failed == 0))
-	exit
-}
-expect() {
-	local what=$1 o
-	shift
-	if o=$("$@" 2>&1); then
-		ok "$what"
-	else
-		echo "$o" | tail -n 30 | sed 's/^/  | /'
-		bad "$what"
-	fi
-}
+CHECKS_NAME=host
+# shellcheck source=scripts/checks.lib
+. "$top/scripts/checks.lib"
 
 [[ $(id -u) == 0 ]] || { bad "needs root (chroot, apt in the root)"; finish; }
 mkdir -p "$build/deb"
