@@ -465,8 +465,37 @@ static int sroce_fill_failed(struct sroce_dev *sdev, int err)
 	return 0;
 }
 
+/*
+ * The route of an RC/UC QP, from its cache when the cached one is still
+ * valid (the cache checks the FIB's generation): one lookup per QP and
+ * route change instead of one per packet.  The cache holds a reference
+ * to the route and so to its netdev; a netdev going away moves its
+ * routes to the loopback device (dst_dev_put()), so a QP never pins it.
+ * UD passes no cache: each WQE may go elsewhere.
+ */
+static struct rtable *sroce_route4(struct sroce_dev *sdev,
+				   struct dst_cache *route, struct flowi4 *fl4)
+{
+	struct rtable *rt;
+
+	if (route) {
+		rt = dst_cache_get_ip4(route, &fl4->saddr);
+		if (rt)
+			return rt;
+	}
+	rt = ip_route_output_key(dev_net(sdev->ndev), fl4);
+	if (IS_ERR(rt)) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+		return NULL;
+	}
+	if (route)
+		dst_cache_set_ip4(route, &rt->dst, fl4->saddr);
+	return rt;
+}
+
 static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
+		       struct dst_cache *route,
 		       const struct sroce_tx_pkt *pkt,
 		       const struct sroce_zc *zc, u32 roce_len)
 {
@@ -483,11 +512,9 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	struct iphdr *iph;
 	int err;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt)) {
-		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+	rt = sroce_route4(sdev, route, &fl4);
+	if (!rt)
 		return 0;
-	}
 	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, zc,
 			      roce_len);
 	if (!skb) {
@@ -530,8 +557,30 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
+static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
+				      struct dst_cache *route,
+				      struct flowi6 *fl6)
+{
+	struct dst_entry *dst;
+
+	if (route) {
+		dst = dst_cache_get_ip6(route, &fl6->saddr);
+		if (dst)
+			return dst;
+	}
+	dst = ip6_dst_lookup_flow(dev_net(sdev->ndev), NULL, fl6, NULL);
+	if (IS_ERR(dst)) {
+		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+		return NULL;
+	}
+	if (route)
+		dst_cache_set_ip6(route, dst, &fl6->saddr);
+	return dst;
+}
+
 static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
+		       struct dst_cache *route,
 		       const struct sroce_tx_pkt *pkt,
 		       const struct sroce_zc *zc, u32 roce_len)
 {
@@ -553,11 +602,9 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	/* Link-local GIDs (the default fe80:: one) need the interface. */
 	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
 		fl6.flowi6_oif = sdev->ndev->ifindex;
-	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
-	if (IS_ERR(dst)) {
-		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
+	dst = sroce_route6(sdev, route, &fl6);
+	if (!dst)
 		return 0;
-	}
 	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, zc, roce_len);
 	if (!skb) {
 		dst_release(dst);
@@ -603,7 +650,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   const struct sroce_av *av, u16 src_port,
-		   const struct sroce_tx_pkt *pkt)
+		   struct dst_cache *route, const struct sroce_tx_pkt *pkt)
 {
 	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
 	struct sroce_zc zc;
@@ -613,10 +660,12 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 
 	sroce_zc_plan(pkt, &zc);
 	if (av->family == AF_INET)
-		return sroce_xmit4(sdev, txq, av, src_port, pkt, &zc, roce_len);
+		return sroce_xmit4(sdev, txq, av, src_port, route, pkt, &zc,
+				   roce_len);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->family == AF_INET6)
-		return sroce_xmit6(sdev, txq, av, src_port, pkt, &zc, roce_len);
+		return sroce_xmit6(sdev, txq, av, src_port, route, pkt, &zc,
+				   roce_len);
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 	return 0;

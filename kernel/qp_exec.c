@@ -383,7 +383,7 @@ static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 
 	if (!sroce_kqp_is_ud(kqp)) {
 		err = sroce_net_xmit(sdev, kqp->txq, &kqp->av, kqp->src_port,
-				     pkt);
+				     &kqp->route, pkt);
 		goto out;
 	}
 	if (sroce_ah_get_av(sdev, kqp->ibqp.pd, pkt->ah, &av)) {
@@ -393,7 +393,8 @@ static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 	/* BTH bytes 5..7: DestQP; one source port per QP pair. */
 	dqpn = (u32)pkt->hdr[5] << 16 | (u32)pkt->hdr[6] << 8 | pkt->hdr[7];
 	err = sroce_net_xmit(sdev, kqp->txq, &av,
-			     sroce_net_src_port(kqp->ibqp.qp_num, dqpn), pkt);
+			     sroce_net_src_port(kqp->ibqp.qp_num, dqpn), NULL,
+			     pkt);
 out:
 	if (err == -EAGAIN && !kqp->tx_wait) {
 		kqp->tx_wait = true;

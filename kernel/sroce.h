@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
@@ -479,6 +480,7 @@ struct sroce_kqp {
 	size_t			shadow_size;	/* of both, in the budget */
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
 	u16			src_port;	/* UDP source port, RC/UC */
+	struct dst_cache	route;		/* to @av; RC/UC only */
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
 	u64			retry_ns;	/* emit refused: kick again then */
 	struct sroce_txq	*txq;		/* tx_room.c */
@@ -552,7 +554,7 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
  */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   const struct sroce_av *av, u16 src_port,
-		   const struct sroce_tx_pkt *pkt);
+		   struct dst_cache *route, const struct sroce_tx_pkt *pkt);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
 
