@@ -60,8 +60,12 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -F)
 	# perftest signals one WQE in 100 (--cq-mod); with many QPs sharing
 	# the bandwidth fairly, none reaches 100 inside a 3 s sample and the
-	# run reads 0.  Signal each WQE when there are several QPs.
-	((qps > 1)) && args+=(-q "$qps" -Q 1)
+	# run reads 0.  Signal each WQE when there are several QPs.  And
+	# perftest fills every QP's send queue (-t, 128) before it first
+	# polls: 16 QPs of 64 KiB writes kept the client's one vCPU busy past
+	# the end of the sample, which then counted nothing (performance.rst,
+	# "The 16-QP case").  Keep 128 WQEs in flight in all, as with one QP.
+	((qps > 1)) && args+=(-q "$qps" -Q 1 -t $((128 / qps > 0 ? 128 / qps : 1)))
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
