@@ -5,7 +5,7 @@
 # in one run on each kernel, and a table of medians and ratios.
 #
 #   scripts/bench.sh [--kernel "6.1 6.12"]... [--rounds N] [--quick] [--out DIR]
-#   scripts/bench.sh --report DIR	the tables again from DIR's runs
+#   scripts/bench.sh --report DIR	the tables and chart again from DIR's runs
 #
 # --kernel takes a list and may be repeated; the default is 6.1, 6.12 and
 # 7.3 (sroce.ko is brought up to date for each with make module; a kernel
@@ -28,8 +28,8 @@
 #
 # Output: DIR/<kernel>/<driver>[-smpN].<round>/ (sroce-vm run dirs),
 # DIR/<kernel>/table.txt (every figure of that kernel), DIR/table.txt
-# (the kernels side by side, also printed) and DIR/medians (the same as
-# columns).
+# (the kernels side by side, also printed), DIR/medians (the same as
+# columns) and DIR/chart.svg (scripts/bench-chart.py).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels= rounds=3 quick=0 out= report=0
@@ -243,7 +243,8 @@ done
 # The kernels side by side: per case its main figure (MB/s, or us for a
 # latency tool) and Mi/cs, then 1 -> N vCPU scaling of the cases that have
 # a twin at one vCPU (same tool, size, QPs, loss and MTU).  Also
-# DIR/medians, "KERNEL CASE UNIT A B RATIO A_MICS B_MICS MICS_RATIO" lines.
+# DIR/medians, "KERNEL CASE UNIT A B RATIO A_MICS B_MICS MICS_RATIO" lines
+# for the chart.
 for k in $runnable; do
 	sed "s/^/$k /" "$out/$k/raw"
 done | awk -v drivers="$drivers" -v kernels="$runnable" -v medians="$out/medians" "$awk_median"'
@@ -328,4 +329,9 @@ END {
 	print "Per kernel, with Mpps and every unit: <kernel>/table.txt."
 }' "$out/cases" - | tee "$out/table.txt"
 
+if python3 "$top/scripts/bench-chart.py" "$out/medians" "$out/chart.svg"; then
+	echo "bench: chart in $out/chart.svg"
+else
+	echo "bench: no chart (scripts/bench-chart.py failed)"
+fi
 mkdir -p "$top/build/bench" && ln -sfn "$out" "$top/build/bench/latest"
