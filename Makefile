@@ -99,7 +99,9 @@ demo: deps
 	@tests/vm/demo.sh
 
 # perftest over sroce and rdma_rxe pairs in one run (BENCH_ARGS: --rounds
-# N, --quick, --kernel K); a benchmark, never part of check.
+# N, --quick, --kernel "K..."); a benchmark, never part of check.
+# scripts/bench.sh also brings sroce.ko up to date for each kernel it
+# runs, KERNELS or not (7.3 by default), and skips one where it fails.
 bench: deps
 	@$(MAKE) -s module provider tools
 	@scripts/bench.sh $(BENCH_ARGS)

@@ -2,44 +2,57 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: perftest over a sroce pair and an rdma_rxe pair, alternated
-# in one run on the same kernel, and a table of medians and ratios.
+# in one run on each kernel, and a table of medians and ratios.
 #
-#   scripts/bench.sh [--kernel 6.12] [--rounds N] [--quick] [--out DIR]
-#   scripts/bench.sh --report DIR	the table again from DIR's runs
+#   scripts/bench.sh [--kernel "6.1 6.12"]... [--rounds N] [--quick] [--out DIR]
+#   scripts/bench.sh --report DIR	the tables and chart again from DIR's runs
 #
-# SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%, space separated) replaces
-# the case list, e.g. for a before/after figure of one change;
-# SROCE_BENCH_PARAMS (NAME=VALUE, space separated) sets writable sroce
-# module parameters in the guests first (zcopy=0: copy every payload).
-# Each round boots the guest pair once per driver (the order alternates
-# between rounds so that drift on this shared machine hits both) and runs
-# every case (tests/bench/vm/perftest.sh).  While a case runs, this script
-# samples the CPU time of the two QEMU processes, so next to MB/s the
-# table gives MiB moved per CPU-second of the guests: on a noisy machine
-# that moves far less than MB/s.  Benchmarks, not tests: nothing here
-# fails on a figure.  The table goes to stdout and to DIR/table.txt.
+# --kernel takes a list and may be repeated; the default is 6.1, 6.12 and
+# 7.3 (sroce.ko is brought up to date for each with make module; a kernel
+# that is not installed for the guests, or where it does not build, is
+# skipped and said so).
+# SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP]], space
+# separated) replaces the case list, e.g. for a before/after figure of one
+# change.  MTU is the NIC's MTU for the case (default 1500; perftest gets
+# the matching RoCE MTU); SMP the vCPUs per guest (default 1): each SMP
+# value is a boot of its own per driver.  SROCE_BENCH_PARAMS (NAME=VALUE,
+# space separated) sets writable sroce module parameters in the guests
+# first (zcopy=0: copy every payload).  Each round, on each kernel, boots
+# the guest pair once per driver and SMP value (the driver order
+# alternates between rounds so that drift on this shared machine hits
+# both) and runs the cases (tests/bench/vm/perftest.sh).  While a case
+# runs, this script samples the CPU time of the two QEMU processes, so
+# next to MB/s the table gives MiB moved per CPU-second of the guests: on
+# a noisy machine that moves far less than MB/s.  Benchmarks, not tests:
+# nothing here fails on a figure.
+#
+# Output: DIR/<kernel>/<driver>[-smpN].<round>/ (sroce-vm run dirs),
+# DIR/<kernel>/table.txt (every figure of that kernel), DIR/table.txt
+# (the kernels side by side, also printed), DIR/medians (the same as
+# columns) and DIR/chart.svg (scripts/bench-chart.py).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=6.12 rounds=3 quick=0 out= report=0
+kernels= rounds=3 quick=0 out= report=0
 drivers=${SROCE_BENCH_DRIVERS:-sroce rxe}
 
 while (($#)); do
 	case $1 in
-	--kernel) kernel=$2; shift ;;
+	--kernel) kernels+=" $2"; shift ;;
 	--rounds) rounds=$2; shift ;;
 	--quick) quick=1 ;;
 	--out) out=$2; shift ;;
 	--report) out=$2; report=1; shift ;;
-	*) echo "usage: $0 [--kernel K] [--rounds N] [--quick] [--out DIR] | --report DIR" >&2; exit 2 ;;
+	*) echo "usage: $0 [--kernel \"K...\"]... [--rounds N] [--quick] [--out DIR] | --report DIR" >&2; exit 2 ;;
 	esac
 	shift
 done
+kernels=$(echo ${kernels:-6.1 6.12 7.3})
 out=${out:-$top/build/bench/$(date +%Y%m%d-%H%M%S)}
 # Absolute: the CPU sampling finds the QEMU processes by this path.
 out=$(realpath -m "$out")
 mkdir -p "$out"
 
-# NAME:TOOL:SIZE:QPS:LOSS%
+# NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP]]
 cases_full="
 write_bw_64:ib_write_bw:64:1:0 write_bw_4k:ib_write_bw:4096:1:0
 write_bw_64k:ib_write_bw:65536:1:0 write_bw_1m:ib_write_bw:1048576:1:0
@@ -51,14 +64,41 @@ send_lat_2:ib_send_lat:2:1:0 send_lat_4k:ib_send_lat:4096:1:0
 write_lat_2:ib_write_lat:2:1:0 write_lat_4k:ib_write_lat:4096:1:0
 read_lat_2:ib_read_lat:2:1:0 read_lat_4k:ib_read_lat:4096:1:0
 write_bw_64k_q4:ib_write_bw:65536:4:0 write_bw_64k_q16:ib_write_bw:65536:16:0
+send_bw_64k_q4:ib_send_bw:65536:4:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1 send_bw_64k_loss1:ib_send_bw:65536:1:1
-read_bw_64k_loss1:ib_read_bw:65536:1:1 write_bw_64k_loss10:ib_write_bw:65536:1:10"
+read_bw_64k_loss1:ib_read_bw:65536:1:1 write_bw_64k_loss10:ib_write_bw:65536:1:10
+write_bw_64k_mtu9k:ib_write_bw:65536:1:0:9000 send_bw_64k_mtu9k:ib_send_bw:65536:1:0:9000
+read_bw_64k_mtu9k:ib_read_bw:65536:1:0:9000 write_lat_4k_mtu9k:ib_write_lat:4096:1:0:9000
+write_bw_64k_smp2:ib_write_bw:65536:1:0::2 send_bw_64k_smp2:ib_send_bw:65536:1:0::2
+write_bw_64k_q4_smp2:ib_write_bw:65536:4:0::2 send_bw_64k_q4_smp2:ib_send_bw:65536:4:0::2"
 cases_quick="write_bw_64k:ib_write_bw:65536:1:0 send_lat_2:ib_send_lat:2:1:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1"
 if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
 elif ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
-export SROCE_BENCH_CASES=$(echo $cases)
 export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS SROCE_BENCH_PARAMS"
+
+# The case list, one "NAME TOOL SIZE QPS LOSS MTU SMP" line per case, kept
+# with the results: the tables and --report read it.
+if ((!report)); then
+	for c in $cases; do
+		IFS=: read -r n t s q l m p <<<"$c"
+		echo "$n $t $s $q $l ${m:-1500} ${p:-1}"
+	done >"$out/cases"
+fi
+[[ -s $out/cases ]] || { echo "bench: no case list in $out (not a run of this script?)" >&2; exit 1; }
+# The SMP values, one boot per driver each; and the cases of one of them.
+smps=$(awk '{ print $7 }' "$out/cases" | sort -un | xargs)
+cases_smp() {
+	local c
+	for c in $cases; do
+		IFS=: read -r _ _ _ _ _ _ p <<<"$c"
+		[[ ${p:-1} == "$1" ]] && echo "$c"
+	done | xargs
+}
+# Run directory name of driver $1 at SMP $2 (without the round).
+runname() {
+	if [[ $2 == 1 ]]; then echo "$1"; else echo "$1-smp$2"; fi
+}
 
 # Sum of utime+stime (clock ticks) of the QEMU processes of run dir $1.
 qemu_ticks() {
@@ -85,47 +125,81 @@ sample() {
 	done
 }
 
+# The kernels that can run: installed for the guests, and with sroce.ko
+# up to date for them (built here for each kernel, not only KERNELS).
+runnable=
 if ((report)); then
-	# Every round that left results, however many were asked for.
-	rounds=$(ls -d "$out"/*.[0-9]* 2>/dev/null | grep -Eo '[.][0-9]+$' |
-		 tr -d . | sort -n | tail -1)
+	# Every kernel and round that left results, however many were asked.
+	runnable=$(cd "$out" && ls -d */*.[0-9]*/res 2>/dev/null | cut -d/ -f1 | sort -uV | xargs)
+	rounds=$(cd "$out" && ls -d */*.[0-9]*/res 2>/dev/null | cut -d/ -f2 |
+		 grep -Eo '[.][0-9]+$' | tr -d . | sort -n | tail -1)
 	rounds=${rounds:-0}
+	[[ -n $runnable ]] || echo "bench: no results under $out/<kernel>/ (a run from before the per-kernel layout?)" >&2
 else
-	echo "bench: $rounds round(s) on kernel $kernel, drivers: $drivers, $(wc -w <<<"$cases") cases, results in $out"
+	for k in $kernels; do
+		if ! rel=$("$top/scripts/kver.sh" "$k" 2>/dev/null) || [[ ! -d /lib/modules/$rel/kernel ]]; then
+			echo "bench: kernel $k skipped: not installed for the guests (make deps KERNELS=$k)"
+			continue
+		fi
+		# make rebuilds only what changed; a stale sroce.ko would
+		# measure old code.
+		if [[ " $drivers " == *" sroce "* ]] &&
+		   ! { make -s -C "$top" module KERNELS="$k" >"$out/module-$k.log" 2>&1 &&
+		       [[ -f $top/build/kernel/$rel/sroce.ko ]]; }; then
+			echo "bench: kernel $k skipped: sroce.ko does not build for $rel (see $out/module-$k.log)"
+			continue
+		fi
+		runnable+=" $k"
+	done
+	runnable=$(echo $runnable)
+	echo "bench: $rounds round(s) on kernel(s) ${runnable:-none}, drivers: $drivers, $(wc -l <"$out/cases") cases, vCPUs per guest: $smps, results in $out"
 fi
 for ((r = 1; r <= rounds && !report; r++)); do
 	order=$drivers
 	((r % 2 == 0)) && order=$(tr ' ' '\n' <<<"$drivers" | tac | xargs)
-	for d in $order; do
-		run=$out/$d.$r
-		echo "bench: round $r, $d"
-		"$top/tools/sroce-vm" --kernel "$kernel" --driver "$d" --out "$run" \
-			--timeout 3000 "$top/tests/bench/vm/perftest.sh" >"$out/$d.$r.log" 2>&1 &
-		vm=$!
-		sample "$run" $vm
-		wait $vm || echo "bench: round $r on $d: sroce-vm failed (see $out/$d.$r.log)"
+	for k in $runnable; do
+		for d in $order; do
+			for n in $smps; do
+				run=$out/$k/$(runname "$d" "$n").$r
+				label="round $r, $k, $d"
+				[[ $n != 1 ]] && label+=", $n vCPUs"
+				echo "bench: $label"
+				mkdir -p "$out/$k"
+				SROCE_BENCH_CASES=$(cases_smp "$n") "$top/tools/sroce-vm" --kernel "$k" \
+					--driver "$d" --smp "$n" --out "$run" --timeout 3000 \
+					"$top/tests/bench/vm/perftest.sh" >"$run.log" 2>&1 &
+				vm=$!
+				sample "$run" $vm
+				wait $vm || echo "bench: $label: sroce-vm failed (see $run.log)"
+			done
+		done
 	done
 done
 
-# Table: medians over rounds of MB/s, Mpps, latency and MiB per CPU-second.
+# Per kernel: DIR/<kernel>/raw, "DRIVER CASE MB/s Mpps us Mi/cs" a line
+# per case and round, and the table of every figure of that kernel.
 hz=$(getconf CLK_TCK)
-for d in $drivers; do
-	for ((r = 1; r <= rounds; r++)); do
-		run=$out/$d.$r
-		[[ -f $run/res/0/b/results ]] || continue
-		awk -v d="$d" -v hz="$hz" '
-		FNR == NR { if ($1 == "start") s[$2] = $3; else e[$2] = $3; next }
-		$2 == "ok" {
-			cpu = (e[$1] - s[$1]) / hz
-			eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
-			print d, $1, $4, $5, $6, eff
-		}
-		$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
-	done
-done >"$out/raw"
+for k in $runnable; do
+	for d in $drivers; do
+		for ((r = 1; r <= rounds; r++)); do
+			for n in $smps; do
+				run=$out/$k/$(runname "$d" "$n").$r
+				[[ -f $run/res/0/b/results ]] || continue
+				awk -v d="$d" -v hz="$hz" '
+				FNR == NR { if ($1 == "start") s[$2] = $3; else e[$2] = $3; next }
+				$2 == "ok" {
+					cpu = (e[$1] - s[$1]) / hz
+					eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
+					print d, $1, $4, $5, $6, eff
+				}
+				$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
+			done
+		done
+	done >"$out/$k/raw"
+done
 
-awk -v drivers="$drivers" '
-# "fail" when every round of the case failed.
+# The medians: "fail" when every round of the case failed.
+awk_median='
 function median(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
 	if (!n) return "-"
@@ -139,24 +213,125 @@ function median(list,   n, a, i, j, t) {
 function ratio(x, y) {
 	if (x == "-" || x == "fail" || y == "-" || y == "fail" || y + 0 == 0) return "-"
 	return sprintf("%.2f", x / y)
+}'
+
+# One kernel, every figure: DIR/<kernel>/table.txt.
+for k in $runnable; do
+	awk -v drivers="$drivers" -v kernel="$k" "$awk_median"'
+	{
+		if (!($2 in seen)) { seen[$2] = 1; order[++nc] = $2 }
+		for (k = 3; k <= 6; k++) if ($k != "-") v[$1, $2, k] = v[$1, $2, k] " " $k
+	}
+	END {
+		split(drivers, dv, " "); A = dv[1]; B = dv[2]
+		print "kernel " kernel
+		printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", "case", A " MB/s", B " MB/s",
+			"ratio", A " us", B " us", "ratio", A " Mi/cs", B " Mi/cs", "ratio"
+		for (i = 1; i <= nc; i++) {
+			c = order[i]
+			a3 = median(v[A, c, 3]); b3 = median(v[B, c, 3])
+			a5 = median(v[A, c, 5]); b5 = median(v[B, c, 5])
+			a6 = median(v[A, c, 6]); b6 = median(v[B, c, 6])
+			printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", c,
+				a3, b3, ratio(a3, b3), a5, b5, ratio(b5, a5), a6, b6, ratio(a6, b6)
+		}
+		print "MB/s: BW average; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+		print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
+	}' "$out/$k/raw" >"$out/$k/table.txt"
+done
+
+# The kernels side by side: per case its main figure (MB/s, or us for a
+# latency tool) and Mi/cs, then 1 -> N vCPU scaling of the cases that have
+# a twin at one vCPU (same tool, size, QPs, loss and MTU).  Also
+# DIR/medians, "KERNEL CASE UNIT A B RATIO A_MICS B_MICS MICS_RATIO" lines
+# for the chart.
+for k in $runnable; do
+	sed "s/^/$k /" "$out/$k/raw"
+done | awk -v drivers="$drivers" -v kernels="$runnable" -v medians="$out/medians" "$awk_median"'
+FNR == NR {
+	nc++; name[nc] = $1; unit[$1] = $2 ~ /_lat$/ ? "us" : "MB/s"
+	twin[nc] = $2 ":" $3 ":" $4 ":" $5 ":" $6; smp[nc] = $7
+	next
 }
 {
-	if (!($2 in seen)) { seen[$2] = 1; order[++nc] = $2 }
-	for (k = 3; k <= 6; k++) if ($k != "-") v[$1, $2, k] = v[$1, $2, k] " " $k
+	# KERNEL DRIVER CASE MB/s Mpps us Mi/cs
+	f = unit[$3] == "us" ? 6 : 4
+	if ($f != "-") main[$1, $2, $3] = main[$1, $2, $3] " " $f
+	if ($7 != "-") eff[$1, $2, $3] = eff[$1, $2, $3] " " $7
+}
+# A label centred in dashes over the three columns of a kernel.
+function over(s,   l, r, d) {
+	s = " " s " "; l = int((25 - length(s)) / 2); r = 25 - length(s) - l
+	d = "-------------------------"
+	return substr(d, 1, l) s substr(d, 1, r)
+}
+function head(   i) {
+	printf "%-20s %-5s", "", ""
+	for (i = 1; i <= nk; i++) printf "  %s", over(kv[i])
+	printf "\n%-20s %-5s", "case", "unit"
+	for (i = 1; i <= nk; i++) printf "  %9s %9s %5s", A, B, "ratio"
+	printf "\n"
 }
 END {
 	split(drivers, dv, " "); A = dv[1]; B = dv[2]
-	printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", "case", A " MB/s", B " MB/s",
-		"ratio", A " us", B " us", "ratio", A " Mi/cs", B " Mi/cs", "ratio"
-	for (i = 1; i <= nc; i++) {
-		c = order[i]
-		a3 = median(v[A, c, 3]); b3 = median(v[B, c, 3])
-		a5 = median(v[A, c, 5]); b5 = median(v[B, c, 5])
-		a6 = median(v[A, c, 6]); b6 = median(v[B, c, 6])
-		printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", c,
-			a3, b3, ratio(a3, b3), a5, b5, ratio(b5, a5), a6, b6, ratio(a6, b6)
+	nk = split(kernels, kv, " ")
+	for (i = 1; i <= nk; i++) for (c = 1; c <= nc; c++) {
+		n = name[c]
+		a = median(main[kv[i], A, n]); b = median(main[kv[i], B, n])
+		m[i, c] = unit[n] == "us" ? ratio(b, a) : ratio(a, b)
+		ma[i, c] = a; mb[i, c] = b
+		ea[i, c] = median(eff[kv[i], A, n]); eb[i, c] = median(eff[kv[i], B, n])
+		er[i, c] = ratio(ea[i, c], eb[i, c])
+		print kv[i], n, unit[n] == "us" ? "us" : "MB/s", a, b, m[i, c],
+			ea[i, c], eb[i, c], er[i, c] >medians
 	}
-	print "MB/s: BW average; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+	head()
+	for (c = 1; c <= nc; c++) {
+		printf "%-20s %-5s", name[c], unit[name[c]]
+		for (i = 1; i <= nk; i++) printf "  %9s %9s %5s", ma[i, c], mb[i, c], m[i, c]
+		printf "\n"
+	}
+	print ""
+	head()
+	for (c = 1; c <= nc; c++) {
+		printf "%-20s %-5s", name[c], "Mi/cs"
+		for (i = 1; i <= nk; i++) printf "  %9s %9s %5s", ea[i, c], eb[i, c], er[i, c]
+		printf "\n"
+	}
+	# Scaling: each case at N > 1 vCPUs against its one-vCPU twin.
+	hdr = 0
+	for (c = 1; c <= nc; c++) {
+		if (smp[c] == 1) continue
+		for (t = 1; t <= nc; t++) if (smp[t] == 1 && twin[t] == twin[c]) break
+		if (t > nc) continue
+		if (!hdr++) {
+			printf "\n%-20s %-6s", "", ""
+			for (i = 1; i <= nk; i++) printf "  %s", over(kv[i])
+			printf "\n%-20s %-6s", "case", "driver"
+			for (i = 1; i <= nk; i++) printf "  %9s %9s %5s", "1 vCPU", smp[c] " vCPUs", "x"
+			printf "\n"
+		}
+		for (j = 1; j <= 2; j++) {
+			if (dv[j] == "") continue
+			printf "%-20s %-6s", name[c], dv[j]
+			for (i = 1; i <= nk; i++) {
+				one = j == 1 ? ma[i, t] : mb[i, t]; more = j == 1 ? ma[i, c] : mb[i, c]
+				x = unit[name[c]] == "us" ? ratio(one, more) : ratio(more, one)
+				printf "  %9s %9s %5s", one, more, x
+			}
+			printf "\n"
+		}
+	}
+	print ""
+	print "unit MB/s: BW average; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
 	print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
-}' "$out/raw" | tee "$out/table.txt"
+	if (hdr) print "x: more vCPUs against one (the case named and its twin at one vCPU; higher is better)."
+	print "Per kernel, with Mpps and every unit: <kernel>/table.txt."
+}' "$out/cases" - | tee "$out/table.txt"
+
+if python3 "$top/scripts/bench-chart.py" "$out/medians" "$out/chart.svg"; then
+	echo "bench: chart in $out/chart.svg"
+else
+	echo "bench: no chart (scripts/bench-chart.py failed)"
+fi
 mkdir -p "$top/build/bench" && ln -sfn "$out" "$top/build/bench/latest"

@@ -8,7 +8,12 @@
 # $SROCE_OUT/results:  CASE STATUS BYTES BW_MBps MPPS LAT_US
 # Each guest also leaves $SROCE_OUT/CASE.ctrs: the device counters that
 # moved during the case, "NAME +N" (sroce_ctr_delta, tests/vm/lib.sh).
-# A case is NAME:TOOL:SIZE:QPS:LOSS, e.g. write_bw_64k:ib_write_bw:65536:1:0.
+# A case is NAME:TOOL:SIZE:QPS:LOSS[:MTU[:SMP]], e.g.
+# write_bw_64k:ib_write_bw:65536:1:0 or write_bw_64k_mtu9k:...:0:9000.
+# MTU (default 1500) is set on SROCE_IF in both guests for the case and
+# perftest gets the RoCE MTU that goes with it (-m); SMP is the vCPUs per
+# guest the case is meant for: scripts/bench.sh boots the pair with them,
+# here it is only checked.
 . "$SROCE_TOP/tests/vm/lib.sh"
 
 secs=${SROCE_BENCH_SECS:-3}
@@ -23,6 +28,7 @@ if [[ $SROCE_DRIVER == sroce ]]; then
 fi
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no GID for $SROCE_ADDR"
 port=18500
+base_mtu=$(cat "/sys/class/net/$SROCE_IF/mtu")
 : >"$SROCE_OUT/marks"
 : >"$SROCE_OUT/results"
 
@@ -45,6 +51,40 @@ parse() {
 	}' "$1"
 }
 
+# The RoCE MTU (active_mtu) a netdev MTU gives, as both drivers derive
+# it: the largest IB MTU that fits with the RoCEv2 headers (sroce
+# reserves 92 bytes, rxe 80).
+roce_mtu() {
+	local m
+	for m in 4096 2048 1024 512 256; do
+		(($1 - 92 >= m)) && { echo $m; return; }
+	done
+	echo 256
+}
+
+# The port's active_mtu, from ibv_devinfo ("active_mtu: 4096 (5)").
+port_mtu() {
+	ibv_devinfo -d "$SROCE_DEV" -i 1 2>/dev/null | awk '$1 == "active_mtu:" { print $2 }'
+}
+
+# set_mtu MTU: set the NIC's MTU and wait, bounded, until the RDMA port's
+# active_mtu follows and our RoCE v2 GID is in place again.  The caller's
+# next barrier makes sure the peer has done the same.
+set_mtu() {
+	local want i am='' t0
+	want=$(roce_mtu "$1")
+	t0=$(date +%s%N)
+	ip link set "$SROCE_IF" mtu "$1" || fail "cannot set $SROCE_IF mtu $1"
+	for ((i = 0; i < 100; i++)); do
+		am=$(port_mtu) || am=
+		[[ $am == "$want" ]] && sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR" >/dev/null && break
+		sleep 0.1
+	done
+	[[ $am == "$want" ]] || log "$SROCE_DEV active_mtu ${am:-?} after $SROCE_IF mtu $1 (expected $want)"
+	gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no GID for $SROCE_ADDR after mtu $1"
+	log "$SROCE_IF mtu $1, $SROCE_DEV active_mtu ${am:-?} after $((($(date +%s%N) - t0) / 1000000)) ms"
+}
+
 # After a failure, the device's counters (retransmits, timeouts, NAKs,
 # drops by reason) and the QPs left behind, to tell a stall from a crawl.
 stats() {
@@ -55,13 +95,21 @@ stats() {
 }
 
 for c in ${SROCE_BENCH_CASES:?}; do
-	IFS=: read -r name tool size qps loss <<<"$c"
+	IFS=: read -r name tool size qps loss mtu smp <<<"$c"
+	mtu=${mtu:-$base_mtu}
+	[[ ${smp:-1} == "$(nproc)" ]] || log "$name is for ${smp:-1} vCPUs, this guest has $(nproc)"
 	port=$((port + 1))
+	[[ $mtu != "$base_mtu" ]] && set_mtu "$mtu"
 	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -F)
+	[[ $mtu != "$base_mtu" ]] && args+=(-m "$(roce_mtu "$mtu")")
 	# perftest signals one WQE in 100 (--cq-mod); with many QPs sharing
 	# the bandwidth fairly, none reaches 100 inside a 3 s sample and the
-	# run reads 0.  Signal each WQE when there are several QPs.
-	((qps > 1)) && args+=(-q "$qps" -Q 1)
+	# run reads 0.  Signal each WQE when there are several QPs.  And
+	# perftest fills every QP's send queue (-t, 128) before it first
+	# polls: 16 QPs of 64 KiB writes kept the client's one vCPU busy past
+	# the end of the sample, which then counted nothing (performance.rst,
+	# "The 16-QP case").  Keep 128 WQEs in flight in all, as with one QP.
+	((qps > 1)) && args+=(-q "$qps" -Q 1 -t $((128 / qps > 0 ? 128 / qps : 1)))
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
@@ -91,6 +139,7 @@ for c in ${SROCE_BENCH_CASES:?}; do
 		sroce_barrier "done.$name"
 	fi
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr1"
+	[[ $mtu != "$base_mtu" ]] && set_mtu "$base_mtu"
 	sroce_ctr_delta "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1" >"$SROCE_OUT/$name.ctrs"
 	rm -f "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1"
 done
