@@ -196,6 +196,27 @@ for k in $runnable; do
 			done
 		done
 	done >"$out/$k/raw"
+	# Where each guest's CPU went per case (perftest.sh's CASE.cpu): a
+	# driver working in softirq shows softirq time, one working from
+	# kworkers context switches.
+	for d in $drivers; do
+		for ((r = 1; r <= rounds; r++)); do
+			for n in $smps; do
+				run=$out/$k/$(runname "$d" "$n").$r
+				for g in a b; do
+					for f in "$run"/res/0/$g/*.cpu; do
+						[[ -f $f ]] || continue
+						c=${f##*/}
+						awk -v l="$(runname "$d" "$n") $r ${c%.cpu} $g" '
+						{ v[$1] = $2 }
+						END { print l, v["ctxt"], v["user_ms"], v["sys_ms"],
+							v["softirq_ms"], v["idle_ms"] }' "$f"
+					done
+				done
+			done
+		done
+	done | { echo "run round case guest ctxt user_ms sys_ms softirq_ms idle_ms"; cat; } \
+		>"$out/$k/guest-cpu.txt"
 done
 
 # The medians: "fail" when every round of the case failed.

@@ -7,7 +7,9 @@
 # the QEMU processes' CPU time at each mark) and one line per case to
 # $SROCE_OUT/results:  CASE STATUS BYTES BW_MBps MPPS LAT_US
 # Each guest also leaves $SROCE_OUT/CASE.ctrs: the device counters that
-# moved during the case, "NAME +N" (sroce_ctr_delta, tests/vm/lib.sh).
+# moved during the case, "NAME +N" (sroce_ctr_delta, tests/vm/lib.sh),
+# and $SROCE_OUT/CASE.cpu: the guest's context switches and CPU time
+# (user, system, softirq, idle, in ms) during the case.
 # A case is NAME:TOOL:SIZE:QPS:LOSS[:MTU[:SMP]], e.g.
 # write_bw_64k:ib_write_bw:65536:1:0 or write_bw_64k_mtu9k:...:0:9000.
 # MTU (default 1500) is set on SROCE_IF in both guests for the case and
@@ -85,6 +87,17 @@ set_mtu() {
 	log "$SROCE_IF mtu $1, $SROCE_DEV active_mtu ${am:-?} after $((($(date +%s%N) - t0) / 1000000)) ms"
 }
 
+# Where the guest's CPU went during a case, from /proc/stat: context
+# switches and the user, system, softirq and idle time (ms).  Tells a
+# driver that works in the receive softirq (rdma_rxe's tasklets up to
+# about 6.3) from one that hands work to kworkers (context switches).
+cpu_stat() {
+	awk -v hz="$(getconf CLK_TCK)" '
+	$1 == "cpu" { printf "user_ms %.0f\nsys_ms %.0f\nsoftirq_ms %.0f\nidle_ms %.0f\n",
+		($2 + $3) * 1000 / hz, $4 * 1000 / hz, $8 * 1000 / hz, $5 * 1000 / hz }
+	$1 == "ctxt" { print "ctxt", $2 }' /proc/stat
+}
+
 # After a failure, the device's counters (retransmits, timeouts, NAKs,
 # drops by reason) and the QPs left behind, to tell a stall from a crawl.
 stats() {
@@ -114,6 +127,7 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr0"
+	cpu_stat >"$SROCE_OUT/$name.cpu0"
 	sroce_barrier "case.$name"
 	if is_a; then
 		timeout $((secs + 60)) "$tool" "${args[@]}" >"$SROCE_OUT/$name.log" 2>&1 ||
@@ -139,9 +153,13 @@ for c in ${SROCE_BENCH_CASES:?}; do
 		sroce_barrier "done.$name"
 	fi
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr1"
+	cpu_stat >"$SROCE_OUT/$name.cpu1"
 	[[ $mtu != "$base_mtu" ]] && set_mtu "$base_mtu"
 	sroce_ctr_delta "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1" >"$SROCE_OUT/$name.ctrs"
 	rm -f "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1"
+	awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' \
+		"$SROCE_OUT/$name.cpu0" "$SROCE_OUT/$name.cpu1" >"$SROCE_OUT/$name.cpu"
+	rm -f "$SROCE_OUT/$name.cpu0" "$SROCE_OUT/$name.cpu1"
 done
 tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 exit 0
