@@ -319,10 +319,8 @@ enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
 				  const struct sroce_pkt *pkt,
 				  struct sroce_rx *rx)
 {
-	bool req = pkt->op->flags & SROCE_OPF_REQ;
 	struct sroce_kqp *kqp;
 	enum sroce_drop why;
-	bool more = false;
 	u64 now;
 
 	kqp = xa_load(&sdev->qps, pkt->h.bth.dqpn);
@@ -337,17 +335,9 @@ enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
 		/*
 		 * Only an ACK or response can unblock a requester that left
 		 * WQEs in the ring; a request cannot, so skip the ring read.
-		 * What it unblocked starts here, as the timer does: the next
-		 * READ request or the next window of a WRITE leaves now, not
-		 * after a worker's wakeup.  The responder already answered
-		 * inside sroce_qp_rx() (SROCE_RX_INLINE_BUDGET).
 		 */
-		if (!req && why == SROCE_DROP_NONE &&
-		    (sroce_qp_pending(&kqp->core) ||
-		     sroce_kqp_sq_has_more(kqp)))
-			more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET,
-					      now);
-		sroce_kqp_settle(kqp, more, !req, now);
+		sroce_kqp_settle(kqp, false,
+				 !(pkt->op->flags & SROCE_OPF_REQ), now);
 	}
 	sroce_kqp_unlock_raw(kqp);
 	return why;
