@@ -318,6 +318,17 @@ static void sroce_zc_plan(const struct sroce_tx_pkt *pkt, struct sroce_zc *zc)
 	zc->n = n;
 }
 
+/*
+ * A device that cannot gather fragments has the stack copy the skb into
+ * one buffer (validate_xmit_skb()): copy the payload here instead, once,
+ * rather than attach pages only to have them copied again.
+ */
+static void sroce_zc_fit(struct sroce_zc *zc, const struct net_device *dev)
+{
+	if (zc->n && !(dev->features & NETIF_F_SG))
+		zc->n = 0;
+}
+
 /* Attach the planned pages as fragments, folding them into the ICRC. */
 static u32 sroce_fill_pages(struct sk_buff *skb, const struct sroce_zc *zc,
 			    u32 crc)
@@ -497,7 +508,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
 		       struct dst_cache *route,
 		       const struct sroce_tx_pkt *pkt,
-		       const struct sroce_zc *zc, u32 roce_len)
+		       struct sroce_zc *zc, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl4 = {
@@ -515,6 +526,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	rt = sroce_route4(sdev, route, &fl4);
 	if (!rt)
 		return 0;
+	sroce_zc_fit(zc, rt->dst.dev);
 	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, zc,
 			      roce_len);
 	if (!skb) {
@@ -582,7 +594,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
 		       struct dst_cache *route,
 		       const struct sroce_tx_pkt *pkt,
-		       const struct sroce_zc *zc, u32 roce_len)
+		       struct sroce_zc *zc, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	__be32 label = htonl(av->flow_label) & IPV6_FLOWLABEL_MASK;
@@ -605,6 +617,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	dst = sroce_route6(sdev, route, &fl6);
 	if (!dst)
 		return 0;
+	sroce_zc_fit(zc, dst->dev);
 	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, zc, roce_len);
 	if (!skb) {
 		dst_release(dst);

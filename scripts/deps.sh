@@ -40,6 +40,8 @@ PKGS=(
 	dpkg-dev lintian dkms
 	# guests
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2 iputils-ping
+	# NIC features seen by the guests' tests (tests/vm/datapath/net-counters.sh)
+	ethtool
 	# unmodified verbs tools run against our provider
 	perftest ibverbs-utils ibverbs-providers rdmacm-utils strace
 	# kernel consumers in the guests (tests/vm/consumers)

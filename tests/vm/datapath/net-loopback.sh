@@ -56,9 +56,16 @@ local_pp() {
 
 port=$((18800 + 10 * n))
 tx0=$(sroce_ctr tx_packets "$DEV")
+zc0=$(sroce_ctr tx_zcopy_packets "$DEV")
 local_pp self4 $((port + 1)) "$DEV" "$G4" "$DEV" "$G4"
 local_pp self6 $((port + 2)) "$DEV" "$G6" "$DEV" "$G6"
 (($(sroce_ctr tx_packets "$DEV") > tx0)) || fail "self: $DEV counted no tx_packets"
+# lo gathers fragments: each 4500-byte SEND from a user MR (five packets
+# of at least 256 payload bytes, 2 x 100 per run) goes out as page
+# fragments (net.c, zero-copy transmit), and -c checked every byte.
+zc=$(($(sroce_ctr tx_zcopy_packets "$DEV") - zc0))
+log "self: $zc packets sent through lo as page fragments"
+((zc >= 2000)) || fail "self: only $zc of 2 x 1000 SEND packets sent as page fragments through lo"
 
 modprobe dummy || skip "no dummy netdev module"
 ip link add "$if2" type dummy
