@@ -290,13 +290,29 @@ struct sroce_zc {
 	struct sroce_page_run run[SROCE_ZC_RUNS];
 };
 
-static void sroce_zc_plan(const struct sroce_tx_pkt *pkt, struct sroce_zc *zc)
+/*
+ * A device that cannot gather fragments, or (IPv6, CHECKSUM_PARTIAL)
+ * checksum them, has the stack copy the skb into one buffer
+ * (validate_xmit_skb(), skb_checksum_help()): to such a device the
+ * payload is copied here instead, once.
+ */
+static bool sroce_zc_dev_ok(const struct net_device *dev, bool v6)
+{
+	if (!(dev->features & NETIF_F_SG))
+		return false;
+	return !v6 || (dev->features & (NETIF_F_HW_CSUM | NETIF_F_IPV6_CSUM));
+}
+
+static void sroce_zc_plan(const struct sroce_tx_pkt *pkt,
+			  const struct net_device *dev, bool v6,
+			  struct sroce_zc *zc)
 {
 	const struct sroce_opinfo *oi = sroce_opinfo(pkt->opcode);
 	int i, n;
 
 	zc->n = 0;
-	if (!READ_ONCE(zcopy) || pkt->inline_data ||
+	if (!READ_ONCE(zcopy) || !sroce_zc_dev_ok(dev, v6) ||
+	    pkt->inline_data ||
 	    pkt->paylen < SROCE_ZC_MIN || !oi ||
 	    (pkt->opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC ||
 	    !(oi->flags & SROCE_OPF_REQ) ||
@@ -316,17 +332,6 @@ static void sroce_zc_plan(const struct sroce_tx_pkt *pkt, struct sroce_zc *zc)
 		if (!sendpage_ok(zc->run[i].page))
 			return;
 	zc->n = n;
-}
-
-/*
- * A device that cannot gather fragments has the stack copy the skb into
- * one buffer (validate_xmit_skb()): copy the payload here instead, once,
- * rather than attach pages only to have them copied again.
- */
-static void sroce_zc_fit(struct sroce_zc *zc, const struct net_device *dev)
-{
-	if (zc->n && !(dev->features & NETIF_F_SG))
-		zc->n = 0;
 }
 
 /* Attach the planned pages as fragments, folding them into the ICRC. */
@@ -477,38 +482,64 @@ static int sroce_fill_failed(struct sroce_dev *sdev, int err)
 }
 
 /*
- * The route of an RC/UC QP, from its cache when the cached one is still
- * valid (the cache checks the FIB's generation): one lookup per QP and
- * route change instead of one per packet.  The cache holds a reference
- * to the route and so to its netdev; a netdev going away moves its
- * routes to the loopback device (dst_dev_put()), so a QP never pins it.
- * UD passes no cache: each WQE may go elsewhere.
+ * The route of an RC/UC QP is looked up once and used again while
+ * dst_check() accepts it: a FIB change (the generation, IPv6's serial
+ * in @cookie) or the device going away (dst_dev_put() marks it dead)
+ * sends the next packet to the FIB again.  UD passes no @route: each
+ * WQE may go elsewhere.  rxe keeps its RC routes the same way.
  */
-static struct rtable *sroce_route4(struct sroce_dev *sdev,
-				   struct dst_cache *route, struct flowi4 *fl4)
+void sroce_route_reset(struct sroce_route *route)
 {
+	dst_release(route->dst);
+	route->dst = NULL;
+}
+
+/* The cached route with a reference of the caller's, or NULL. */
+static struct dst_entry *sroce_route_get(struct sroce_route *route)
+{
+	if (!route || !route->dst)
+		return NULL;
+	if (!dst_check(route->dst, route->cookie)) {
+		sroce_route_reset(route);
+		return NULL;
+	}
+	dst_hold(route->dst);
+	return route->dst;
+}
+
+static void sroce_route_set(struct sroce_route *route,
+			    struct dst_entry *dst, u32 cookie)
+{
+	if (!route)
+		return;
+	sroce_route_reset(route);
+	dst_hold(dst);
+	route->dst = dst;
+	route->cookie = cookie;
+}
+
+static struct rtable *sroce_route4(struct sroce_dev *sdev,
+				   struct sroce_route *route,
+				   struct flowi4 *fl4)
+{
+	struct dst_entry *dst = sroce_route_get(route);
 	struct rtable *rt;
 
-	if (route) {
-		rt = dst_cache_get_ip4(route, &fl4->saddr);
-		if (rt)
-			return rt;
-	}
+	if (dst)
+		return container_of(dst, struct rtable, dst);
 	rt = ip_route_output_key(dev_net(sdev->ndev), fl4);
 	if (IS_ERR(rt)) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return NULL;
 	}
-	if (route)
-		dst_cache_set_ip4(route, &rt->dst, fl4->saddr);
+	sroce_route_set(route, &rt->dst, 0);
 	return rt;
 }
 
 static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
-		       struct dst_cache *route,
-		       const struct sroce_tx_pkt *pkt,
-		       struct sroce_zc *zc, u32 roce_len)
+		       struct sroce_route *route,
+		       const struct sroce_tx_pkt *pkt, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl4 = {
@@ -519,6 +550,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 		.fl4_dport = htons(SROCE_UDP_PORT),
 	};
 	struct sk_buff *skb;
+	struct sroce_zc zc;
 	struct rtable *rt;
 	struct iphdr *iph;
 	int err;
@@ -526,8 +558,8 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	rt = sroce_route4(sdev, route, &fl4);
 	if (!rt)
 		return 0;
-	sroce_zc_fit(zc, rt->dst.dev);
-	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, zc,
+	sroce_zc_plan(pkt, rt->dst.dev, false, &zc);
+	skb = sroce_alloc_skb(&rt->dst, SROCE_IPV4_HLEN, txq, pkt, &zc,
 			      roce_len);
 	if (!skb) {
 		ip_rt_put(rt);
@@ -551,7 +583,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	iph->saddr = fl4.saddr;
 	iph->daddr = fl4.daddr;
 
-	err = sroce_fill(skb, pkt, zc, false);
+	err = sroce_fill(skb, pkt, &zc, false);
 	if (err) {
 		ip_rt_put(rt);
 		kfree_skb(skb);
@@ -565,36 +597,32 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
 	return sroce_xmit_done(sdev, ip_local_out(net, NULL, skb), roce_len,
-			       zc);
+			       &zc);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
 static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
-				      struct dst_cache *route,
+				      struct sroce_route *route,
 				      struct flowi6 *fl6)
 {
-	struct dst_entry *dst;
+	struct dst_entry *dst = sroce_route_get(route);
 
-	if (route) {
-		dst = dst_cache_get_ip6(route, &fl6->saddr);
-		if (dst)
-			return dst;
-	}
+	if (dst)
+		return dst;
 	dst = ip6_dst_lookup_flow(dev_net(sdev->ndev), NULL, fl6, NULL);
 	if (IS_ERR(dst)) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 		return NULL;
 	}
-	if (route)
-		dst_cache_set_ip6(route, dst, &fl6->saddr);
+	sroce_route_set(route, dst,
+			rt6_get_cookie(container_of(dst, struct rt6_info, dst)));
 	return dst;
 }
 
 static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		       const struct sroce_av *av, u16 src_port,
-		       struct dst_cache *route,
-		       const struct sroce_tx_pkt *pkt,
-		       struct sroce_zc *zc, u32 roce_len)
+		       struct sroce_route *route,
+		       const struct sroce_tx_pkt *pkt, u32 roce_len)
 {
 	struct net *net = dev_net(sdev->ndev);
 	__be32 label = htonl(av->flow_label) & IPV6_FLOWLABEL_MASK;
@@ -607,6 +635,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 		.fl6_dport = htons(SROCE_UDP_PORT),
 	};
 	struct dst_entry *dst;
+	struct sroce_zc zc;
 	struct ipv6hdr *ip6h;
 	struct sk_buff *skb;
 	int err;
@@ -617,8 +646,8 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	dst = sroce_route6(sdev, route, &fl6);
 	if (!dst)
 		return 0;
-	sroce_zc_fit(zc, dst->dev);
-	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, zc, roce_len);
+	sroce_zc_plan(pkt, dst->dev, true, &zc);
+	skb = sroce_alloc_skb(dst, SROCE_IPV6_HLEN, txq, pkt, &zc, roce_len);
 	if (!skb) {
 		dst_release(dst);
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
@@ -636,7 +665,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	ip6h->saddr = fl6.saddr;
 	ip6h->daddr = fl6.daddr;
 
-	err = sroce_fill(skb, pkt, zc, true);
+	err = sroce_fill(skb, pkt, &zc, true);
 	if (err) {
 		dst_release(dst);
 		kfree_skb(skb);
@@ -657,27 +686,25 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
 	return sroce_xmit_done(sdev, ip6_local_out(net, NULL, skb), roce_len,
-			       zc);
+			       &zc);
 }
 #endif
 
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   const struct sroce_av *av, u16 src_port,
-		   struct dst_cache *route, const struct sroce_tx_pkt *pkt)
+		   struct sroce_route *route, const struct sroce_tx_pkt *pkt)
 {
 	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
-	struct sroce_zc zc;
 
 	if (!sroce_txq_admit(txq))
 		return -EAGAIN;
 
-	sroce_zc_plan(pkt, &zc);
 	if (av->family == AF_INET)
-		return sroce_xmit4(sdev, txq, av, src_port, route, pkt, &zc,
+		return sroce_xmit4(sdev, txq, av, src_port, route, pkt,
 				   roce_len);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->family == AF_INET6)
-		return sroce_xmit6(sdev, txq, av, src_port, route, pkt, &zc,
+		return sroce_xmit6(sdev, txq, av, src_port, route, pkt,
 				   roce_len);
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);

@@ -112,7 +112,7 @@ done:
 
 static void sroce_kqp_free(struct sroce_kqp *kqp)
 {
-	dst_cache_destroy(&kqp->route);
+	sroce_route_reset(&kqp->route);
 	sroce_txq_release(kqp->txq);
 	sroce_ring_free(&kqp->sq);
 	sroce_ring_free(&kqp->rq);
@@ -168,12 +168,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_kqp_alloc_rings(kqp, &init->cap);
 	if (err)
 		goto err_free;
-	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
-	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
-		err = dst_cache_init(&kqp->route, gfp);
-		if (err)
-			goto err_free;
-	}
 	/*
 	 * The core's per-WQE state is several times the ring itself: the
 	 * caller's cgroup and the device budget pay for it, as for rings.
@@ -186,6 +180,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 	kqp->shadow_size = shadow;
+	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
 	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), gfp);
 	if (init->qp_type == IB_QPT_RC)
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
@@ -336,11 +331,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	now = ktime_get_ns();
 	err = sroce_qp_modify(&kqp->core, &a, cmask, now);
 	if (!err) {
-		if (mask & IB_QP_AV) {
+		if (mask & IB_QP_AV)
 			kqp->av = av;
-			dst_cache_reset(&kqp->route);
-		}
 		if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
+			/* A new path or source port: look the route up again. */
+			sroce_route_reset(&kqp->route);
 			sroce_qp_query(&kqp->core, &cur);
 			kqp->src_port = sroce_kqp_src_port(kqp,
 							   cur.dest_qp_num);

@@ -13,7 +13,6 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
@@ -148,6 +147,16 @@ struct sroce_av {
 	u16	sgid_index;
 	u8	dmac[ETH_ALEN];
 	union sroce_addr saddr, daddr;
+};
+
+/*
+ * net.c: the route an RC/UC QP last sent on, with a reference, used again
+ * while dst_check() accepts it.  Under the QP's lock, like every send.
+ */
+struct dst_entry;
+struct sroce_route {
+	struct dst_entry	*dst;
+	u32			cookie;		/* IPv6: the FIB node's serial */
 };
 
 /*
@@ -480,7 +489,7 @@ struct sroce_kqp {
 	size_t			shadow_size;	/* of both, in the budget */
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
 	u16			src_port;	/* UDP source port, RC/UC */
-	struct dst_cache	route;		/* to @av; RC/UC only */
+	struct sroce_route	route;		/* to @av; RC/UC only */
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
 	u64			retry_ns;	/* emit refused: kick again then */
 	struct sroce_txq	*txq;		/* tx_room.c */
@@ -554,7 +563,8 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
  */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   const struct sroce_av *av, u16 src_port,
-		   struct dst_cache *route, const struct sroce_tx_pkt *pkt);
+		   struct sroce_route *route, const struct sroce_tx_pkt *pkt);
+void sroce_route_reset(struct sroce_route *route);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
 
