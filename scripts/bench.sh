@@ -176,44 +176,45 @@ for ((r = 1; r <= rounds && !report; r++)); do
 	done
 done
 
-# Per kernel: DIR/<kernel>/raw, "DRIVER CASE MB/s Mpps us Mi/cs" a line
-# per case and round, and the table of every figure of that kernel.
-hz=$(getconf CLK_TCK)
-for k in $runnable; do
+# The runs of kernel $1 that left results, "DRIVER RUN ROUND DIR" each.
+runs_of() {
+	local d r n run
 	for d in $drivers; do
 		for ((r = 1; r <= rounds; r++)); do
 			for n in $smps; do
-				run=$out/$k/$(runname "$d" "$n").$r
-				[[ -f $run/res/0/b/results ]] || continue
-				awk -v d="$d" -v hz="$hz" '
-				FNR == NR { if ($1 == "start") s[$2] = $3; else e[$2] = $3; next }
-				$2 == "ok" {
-					cpu = (e[$1] - s[$1]) / hz
-					eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
-					print d, $1, $4, $5, $6, eff
-				}
-				$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
+				run=$out/$1/$(runname "$d" "$n").$r
+				[[ -f $run/res/0/b/results ]] &&
+					echo "$d $(runname "$d" "$n") $r $run"
 			done
 		done
+	done
+}
+
+# Per kernel: DIR/<kernel>/raw, "DRIVER CASE MB/s Mpps us Mi/cs" a line
+# per case and round, and the table of every figure of that kernel; and
+# DIR/<kernel>/guest-cpu.txt, where each guest's CPU went per case
+# (perftest.sh's CASE.cpu): a driver working in softirq shows softirq
+# time, one working from kworkers context switches.
+hz=$(getconf CLK_TCK)
+for k in $runnable; do
+	runs_of "$k" | while read -r d name r run; do
+		awk -v d="$d" -v hz="$hz" '
+		FNR == NR { if ($1 == "start") s[$2] = $3; else e[$2] = $3; next }
+		$2 == "ok" {
+			cpu = (e[$1] - s[$1]) / hz
+			eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
+			print d, $1, $4, $5, $6, eff
+		}
+		$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
 	done >"$out/$k/raw"
-	# Where each guest's CPU went per case (perftest.sh's CASE.cpu): a
-	# driver working in softirq shows softirq time, one working from
-	# kworkers context switches.
-	for d in $drivers; do
-		for ((r = 1; r <= rounds; r++)); do
-			for n in $smps; do
-				run=$out/$k/$(runname "$d" "$n").$r
-				for g in a b; do
-					for f in "$run"/res/0/$g/*.cpu; do
-						[[ -f $f ]] || continue
-						c=${f##*/}
-						awk -v l="$(runname "$d" "$n") $r ${c%.cpu} $g" '
-						{ v[$1] = $2 }
-						END { print l, v["ctxt"], v["user_ms"], v["sys_ms"],
-							v["softirq_ms"], v["idle_ms"] }' "$f"
-					done
-				done
-			done
+	runs_of "$k" | while read -r d name r run; do
+		for f in "$run"/res/0/[ab]/*.cpu; do
+			[[ -f $f ]] || continue
+			c=${f##*/} g=${f%/*}
+			awk -v l="$name $r ${c%.cpu} ${g##*/}" '
+			{ v[$1] = $2 }
+			END { print l, v["ctxt"], v["user_ms"], v["sys_ms"],
+				v["softirq_ms"], v["idle_ms"] }' "$f"
 		done
 	done | { echo "run round case guest ctxt user_ms sys_ms softirq_ms idle_ms"; cat; } \
 		>"$out/$k/guest-cpu.txt"
