@@ -51,8 +51,8 @@
 #define SROCE_MAX_SRQ_SGE		SROCE_MAX_SGE
 /* Windows share the MRs' 24-bit key index space (mw.c). */
 #define SROCE_MAX_MW			SZ_1M
-#define SROCE_MAX_QP_RD_ATOM		16
-#define SROCE_MAX_QP_INIT_RD_ATOM	16
+#define SROCE_MAX_QP_RD_ATOM		128
+#define SROCE_MAX_QP_INIT_RD_ATOM	128
 #define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
 /* Multicast is not implemented yet; report none rather than pretend. */
 #define SROCE_MAX_MCAST_GRP		0

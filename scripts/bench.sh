@@ -17,10 +17,11 @@
 # the matching RoCE MTU); SMP the vCPUs per guest (default 1): each SMP
 # value is a boot of its own per driver.  SROCE_BENCH_PARAMS (NAME=VALUE,
 # space separated) sets writable sroce module parameters in the guests
-# first (zcopy=0: copy every payload).  Each round, on each kernel, boots
-# the guest pair once per driver and SMP value (the driver order
-# alternates between rounds so that drift on this shared machine hits
-# both) and runs the cases (tests/bench/vm/perftest.sh).  While a case
+# first (zcopy=0: copy every payload); SROCE_BENCH_ARGS adds perftest
+# options to every case (-o 16: 16 READs outstanding).  Each round, on
+# each kernel, boots the guest pair once per driver and SMP value (the
+# driver order alternates between rounds so that drift on this shared
+# machine hits both) and runs the cases (tests/bench/vm/perftest.sh).  While a case
 # runs, this script samples the CPU time of the two QEMU processes, so
 # next to MB/s the table gives MiB moved per CPU-second of the guests: on
 # a noisy machine that moves far less than MB/s.  Benchmarks, not tests:
@@ -75,7 +76,7 @@ cases_quick="write_bw_64k:ib_write_bw:65536:1:0 send_lat_2:ib_send_lat:2:1:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1"
 if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
 elif ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
-export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS SROCE_BENCH_PARAMS"
+export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS SROCE_BENCH_PARAMS SROCE_BENCH_ARGS"
 
 # The case list, one "NAME TOOL SIZE QPS LOSS MTU SMP" line per case, kept
 # with the results: the tables and --report read it.

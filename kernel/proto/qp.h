@@ -56,7 +56,12 @@
 #define SROCE_MAX_SGE		16
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)	/* shares the SGE array */
 #define SROCE_MAX_MSG		0x80000000u	/* IBA message size limit, 2^31 */
-#define SROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic */
+/*
+ * max_rd_atomic / max_dest_rd_atomic: rdma_rxe's figure.  Applications
+ * (perftest among them) keep the device's maximum of READs outstanding,
+ * and a small READ is all round trip.
+ */
+#define SROCE_MAX_RD_ATOMIC	128
 
 /*
  * Policy constants (see Documentation/protocol-transport.rst).
@@ -577,6 +582,12 @@ struct sroce_qp {
 		u32 res_seq;
 		struct sroce_rd_res *res;
 		u32 max_res;
+		/*
+		 * Slots [0, res_used) have been handed out since the reset;
+		 * free ones are taken lowest first, so the per-packet scans
+		 * stop here rather than at max_res.
+		 */
+		u32 res_used;
 	} resp;
 
 	struct sroce_tx_pkt txp;	/* scratch, keeps it off the stack */

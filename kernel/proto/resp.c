@@ -13,7 +13,7 @@ static bool sroce_resp_res_pending(const struct sroce_qp *qp)
 {
 	u32 i;
 
-	for (i = 0; i < qp->resp.max_res; i++)
+	for (i = 0; i < qp->resp.res_used; i++)
 		if (qp->resp.res[i].pending)
 			return true;
 	return false;
@@ -143,7 +143,7 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 		}
 		return SROCE_DROP_BAD_SEQUENCE;
 	}
-	for (i = 0; i < qp->resp.max_res; i++)
+	for (i = 0; i < qp->resp.res_used; i++)
 		qp->resp.res[i].pending = 0;
 	qp->resp.ack_held = false;
 	sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK, nak),
@@ -349,6 +349,9 @@ static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 	for (i = 0; i < n; i++)
 		if (sroce_res_better(&qp->resp.res[i], best))
 			best = &qp->resp.res[i];
+	i = best - qp->resp.res;
+	if (i >= qp->resp.res_used)
+		qp->resp.res_used = i + 1;
 	memset(best, 0, sizeof(*best));
 	best->seq = qp->resp.res_seq++;
 	return best;
@@ -480,7 +483,7 @@ static struct sroce_rd_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
 	struct sroce_rd_res *r;
 	u32 i;
 
-	for (i = 0; i < qp->resp.max_res; i++) {
+	for (i = 0; i < qp->resp.res_used; i++) {
 		r = &qp->resp.res[i];
 		if (!r->kind || !read != !sroce_res_is_read(r))
 			continue;
@@ -514,7 +517,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 					&ref))
 			return SROCE_DROP_DUPLICATE;
 		/* Go-back-N resends what follows; drop its stale answers. */
-		for (i = 0; i < qp->resp.max_res; i++)
+		for (i = 0; i < qp->resp.res_used; i++)
 			if (qp->resp.res[i].pending &&
 			    sroce_psn_lt(r->psn, qp->resp.res[i].psn))
 				qp->resp.res[i].pending = 0;
@@ -693,7 +696,7 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 		return 0;
 	while (sent < budget) {
 		best = NULL;
-		for (i = 0; i < qp->resp.max_res; i++) {
+		for (i = 0; i < qp->resp.res_used; i++) {
 			r = &qp->resp.res[i];
 			if (r->pending && (!best ||
 					   sroce_psn_lt(r->cur_psn, best->cur_psn)))
@@ -738,7 +741,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, u32 budget)
 {
 	u32 i;
 
-	for (i = 0; i < qp->resp.max_res; i++)
+	for (i = 0; i < qp->resp.res_used; i++)
 		qp->resp.res[i].pending = 0;
 	qp->resp.ack_held = false;
 	qp->resp.unacked = 0;

@@ -123,6 +123,10 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	# the end of the sample, which then counted nothing (performance.rst,
 	# "The 16-QP case").  Keep 128 WQEs in flight in all, as with one QP.
 	((qps > 1)) && args+=(-q "$qps" -Q 1 -t $((128 / qps > 0 ? 128 / qps : 1)))
+	# SROCE_BENCH_ARGS: extra perftest options for every case, for a
+	# before/after figure (-o 16 repeats an older device's READ depth).
+	# shellcheck disable=SC2206
+	args+=(${SROCE_BENCH_ARGS:-})
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"

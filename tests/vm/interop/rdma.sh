@@ -9,9 +9,10 @@
 #
 # READ and atomics run with -o 16 (outstanding reads) on both sides:
 # perftest gives the requester's QP the responder's figure as its
-# max_rd_atomic, rdma_rxe offers 128 and sroce, like mlx5, takes 16 at
-# most, so without it sroce's ibv_modify_qp(RTS) rightly fails (EINVAL).
-# An mlx5 requester facing rxe fails the same way.
+# max_rd_atomic, so a requester whose limit is below the responder's
+# (an mlx5 facing rxe's 128, or sroce before its limit became 128)
+# rightly fails ibv_modify_qp(RTS) with EINVAL.  16 keeps the case about
+# the wire, valid against any peer.
 . "$SROCE_TOP/tests/vm/interop/interop.lib"
 
 port=18910
