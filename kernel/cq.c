@@ -11,6 +11,7 @@
  * in prod_flags and IB_EVENT_CQ_ERR is raised once.  Resize moves the
  * unconsumed completions into a new ring.
  */
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -82,7 +83,7 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 	u32 entries;
 	int err;
 
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
@@ -97,6 +98,7 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 		return err;
 	spin_lock_init(&cq->lock);
 	cq->user = udata;
+	cq->ts = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	err = sroce_cq_ring_alloc(&cq->ring, &cq->qps, entries, cq->user);
 	if (err)
 		goto err_obj;
@@ -268,6 +270,12 @@ int sroce_cq_add(struct sroce_cq *cq, struct ib_qp *qp,
 		goto overflow;
 	}
 
+	/*
+	 * The clock user space reads for ibv_query_rt_values_ex(), taken
+	 * under the lock so that stamps never decrease along the ring.
+	 */
+	if (cq->ts)
+		abi.ts = ktime_get_ns();
 	slot = cq->prod & (cq->ring.entries - 1);
 	memcpy(sroce_ring_elem(&cq->ring, cq->prod), &abi, sizeof(abi));
 	if (cq->qps)

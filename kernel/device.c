@@ -205,6 +205,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_res_rd_atom = SROCE_MAX_RES_RD_ATOM;
 	attr->max_qp_init_rd_atom = SROCE_MAX_QP_INIT_RD_ATOM;
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->hca_core_clock = SROCE_HCA_CORE_CLOCK;
+	attr->timestamp_mask = SROCE_TIMESTAMP_MASK;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;

@@ -54,6 +54,12 @@
 #define SROCE_MAX_QP_RD_ATOM		128
 #define SROCE_MAX_QP_INIT_RD_ATOM	128
 #define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
+/*
+ * Completion timestamps are CLOCK_MONOTONIC nanoseconds (cq.c): a 1 GHz
+ * clock in kHz, all 64 bits used.
+ */
+#define SROCE_HCA_CORE_CLOCK		1000000
+#define SROCE_TIMESTAMP_MASK		U64_MAX
 /* Multicast is not implemented yet; report none rather than pretend. */
 #define SROCE_MAX_MCAST_GRP		0
 #define SROCE_MAX_MCAST_QP_ATTACH	0

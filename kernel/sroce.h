@@ -375,6 +375,7 @@ struct sroce_cq {
 	u8			notify;	/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
 	bool			overflow;	/* in error for good */
 	bool			user;	/* consumed by user space */
+	bool			ts;	/* stamp each CQE (sroce_cqe_abi.ts) */
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)

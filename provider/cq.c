@@ -10,8 +10,10 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sroce.h"
 
@@ -36,7 +38,10 @@ enum {
 #define SROCE_CQ_WC_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
 				 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
 				 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
-				 IBV_WC_EX_WITH_DLID_PATH_BITS)
+				 IBV_WC_EX_WITH_DLID_PATH_BITS | \
+				 SROCE_CQ_WC_TS)
+#define SROCE_CQ_WC_TS		(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 /*
  * libibverbs numbers WITH_INV 1 << 3 (1 << 2 is IP_CSUM_OK there), so the
@@ -139,6 +144,20 @@ static void sroce_cq_set_cur(struct sroce_cq *cq,
 	cq->vcq.cq_ex.status = cqe->status;
 }
 
+/*
+ * The kernel stamps CQEs with CLOCK_MONOTONIC; wall-clock readers get
+ * CLOCK_REALTIME's offset from it as of the start of this poll.
+ */
+static int64_t sroce_wall_offset(void)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	return (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 +
+	       (real.tv_nsec - mono.tv_nsec);
+}
+
 static int sroce_start_poll(struct ibv_cq_ex *ibcq,
 			    struct ibv_poll_cq_attr *attr)
 {
@@ -149,6 +168,8 @@ static int sroce_start_poll(struct ibv_cq_ex *ibcq,
 		return EINVAL;
 
 	pthread_spin_lock(&cq->lock);
+	if (cq->wallclock)
+		cq->wall_off = sroce_wall_offset();
 	if (sroce_cq_broken(cq)) {
 		pthread_spin_unlock(&cq->lock);
 		return cq->lost ? EIO : EOVERFLOW;
@@ -241,6 +262,38 @@ static uint8_t sroce_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return to_sroce_cq_ex(ibcq)->cur->dlid_path_bits;
 }
 
+static uint64_t sroce_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return to_sroce_cq_ex(ibcq)->cur->ts;
+}
+
+static uint64_t sroce_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	struct sroce_cq *cq = to_sroce_cq_ex(ibcq);
+
+	return cq->cur->ts + cq->wall_off;
+}
+
+/*
+ * The device clock is CLOCK_MONOTONIC in nanoseconds (hca_core_clock
+ * 1 GHz); like mlx5, the raw count goes in tv_nsec.
+ */
+int sroce_query_rt_values(struct ibv_context *ibctx,
+			  struct ibv_values_ex *values)
+{
+	struct timespec now;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = (uint64_t)now.tv_sec * 1000000000 +
+					    now.tv_nsec;
+	}
+	return 0;
+}
+
 static void sroce_cq_ex_init(struct sroce_cq *cq)
 {
 	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
@@ -258,6 +311,18 @@ static void sroce_cq_ex_init(struct sroce_cq *cq)
 	cqx->read_slid = sroce_read_slid;
 	cqx->read_sl = sroce_read_sl;
 	cqx->read_dlid_path_bits = sroce_read_dlid_path_bits;
+	cqx->read_completion_ts = sroce_read_completion_ts;
+	cqx->read_completion_wallclock_ns = sroce_read_completion_wallclock_ns;
+}
+
+/*
+ * The CQE bytes this CQ reads: a module from before completion timestamps
+ * has a 48-byte stride, enough for a CQ without them.
+ */
+static size_t sroce_cqe_min(const struct sroce_cq *cq)
+{
+	return cq->ts ? sizeof(struct sroce_cqe_abi) :
+			offsetof(struct sroce_cqe_abi, reserved2);
 }
 
 /* Map the ring the create response describes; destroys the CQ on error. */
@@ -266,8 +331,8 @@ static int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
 {
 	int ret;
 
-	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, abi,
-			     sizeof(struct sroce_cqe_abi), false);
+	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, abi, sroce_cqe_min(cq),
+			     false);
 	if (ret) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		return ret;
@@ -308,8 +373,10 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	int ret;
 
 	/*
-	 * No completion timestamps (nor any vendor field), no parent domain.
-	 * A single-threaded CQ keeps its lock: uncontended it costs little.
+	 * No vendor field, no parent domain.  A single-threaded CQ keeps
+	 * its lock: uncontended it costs little.  Asking for either
+	 * timestamp makes libibverbs ask the kernel to stamp the CQEs
+	 * (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION).
 	 */
 	if ((attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS) ||
 	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
@@ -322,6 +389,9 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
+	cq->ts = attr->wc_flags & SROCE_CQ_WC_TS;
+	cq->wallclock = attr->wc_flags &
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, NULL, 0,
 				   &resp.ibv_resp, sizeof(resp), 0);
@@ -368,7 +438,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	old = cq->ring;
 	ret = sroce_ring_map(&cq->ring, ibcq->context->cmd_fd, &resp.drv.cq,
-			     sizeof(struct sroce_cqe_abi), false);
+			     sroce_cqe_min(cq), false);
 	if (ret) {
 		/* The kernel writes only to the new ring now. */
 		cq->ring = old;

@@ -150,6 +150,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_device_ex = sroce_query_device,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_rt_values = sroce_query_rt_values,
 	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = sroce_req_notify_cq,

@@ -115,6 +115,9 @@ struct sroce_cq {
 	const struct sroce_cqe_abi *cur;
 	/* resize_cq could not map the kernel's new ring: the CQ is lost. */
 	bool lost;
+	bool ts;		/* the kernel stamps its CQEs */
+	bool wallclock;		/* ... and they are read as wall-clock time */
+	int64_t wall_off;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns */
 };
 
 /* A send or receive queue: the producer side of one ring. */
@@ -256,6 +259,8 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_query_rt_values(struct ibv_context *ibctx,
+			  struct ibv_values_ex *values);
 int sroce_destroy_srq(struct ibv_srq *ibsrq);
 int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);

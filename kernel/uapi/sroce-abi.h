@@ -148,7 +148,11 @@ struct sroce_recv_wqe_abi {
  * ibv_wc_opcode); @wc_flags are the *kernel's* ib_wc_flags bits (GRH 1,
  * WITH_IMM 2, WITH_INVALIDATE 4): the provider translates WITH_INVALIDATE.
  * @ex is imm_data in network byte order (as ibv_wc wants it) or the
- * invalidated rkey.
+ * invalidated rkey.  @ts is the completion time in nanoseconds of
+ * CLOCK_MONOTONIC when the CQ was created with
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, else 0.  Modules before @ts
+ * used a 48-byte stride; a provider reads @ts only from a CQ it asked
+ * timestamps of, which such a module refuses to create.
  */
 struct sroce_cqe_abi {
 	__u64 wr_id;
@@ -165,6 +169,8 @@ struct sroce_cqe_abi {
 	__u16 slid;
 	__u8 dlid_path_bits;
 	__u8 reserved[7];
+	__u32 reserved2;
+	__u64 ts;
 };
 
 /* One mappable ring, as create responses describe it. */

@@ -82,6 +82,8 @@ static void *kring_elem(struct kring *k, uint32_t i)
 /* What the next create/resize returns. */
 static struct kring kcq, ksq, krq;
 static uint32_t next_cq_entries = 4;
+/* A module from before completion timestamps used 48 bytes. */
+static uint32_t next_cq_stride = sizeof(struct sroce_cqe_abi);
 static uint32_t next_sq_entries = 4, next_rq_entries = 4;
 static uint32_t next_max_inline = 64;
 
@@ -94,7 +96,7 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 	struct sroce_create_cq_resp_buf *r = (void *)resp;
 	int ret;
 
-	ret = kring_alloc(&kcq, next_cq_entries, sizeof(struct sroce_cqe_abi));
+	ret = kring_alloc(&kcq, next_cq_entries, next_cq_stride);
 	if (ret)
 		return ret;
 	r->drv.cq = kcq.abi;
@@ -112,7 +114,7 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	struct sroce_create_cq_ex_resp_buf *r = (void *)resp;
 	int ret;
 
-	ret = kring_alloc(&kcq, next_cq_entries, sizeof(struct sroce_cqe_abi));
+	ret = kring_alloc(&kcq, next_cq_entries, next_cq_stride);
 	if (ret)
 		return ret;
 	r->drv.cq = kcq.abi;
@@ -371,7 +373,7 @@ static void test_poll_cq_ex(void)
 	struct ibv_poll_cq_attr pa = {};
 	struct ibv_cq_ex *cq;
 
-	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	a.wc_flags |= IBV_WC_EX_WITH_FLOW_TAG;
 	errno = 0;
 	CHECK(!sroce_create_cq_ex(&fake_ctx, &a) && errno == EOPNOTSUPP);
 	a.wc_flags = IBV_WC_STANDARD_FLAGS;
@@ -404,6 +406,65 @@ static void test_poll_cq_ex(void)
 	cq->end_poll(cq);
 	CHECK(kcq.ctl->cons == 3);
 	CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+}
+
+static int64_t wall_offset(void)
+{
+	struct timespec m, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (int64_t)(r.tv_sec - m.tv_sec) * 1000000000 +
+	       (r.tv_nsec - m.tv_nsec);
+}
+
+/* Stamps as the kernel writes them, both readers, the old stride. */
+static void test_cq_timestamps(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_STANDARD_FLAGS |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_poll_cq_attr pa = {};
+	struct sroce_cqe_abi *c;
+	struct ibv_cq_ex *cq;
+	int64_t off0, off1, d;
+
+	cq = sroce_create_cq_ex(&fake_ctx, &a);
+	CHECK(cq);
+	if (!cq)
+		return;
+	kcq_push(1, 0, IBV_WC_SEND, 0, 0);
+	c = kring_elem(&kcq, kcq.ctl->prod - 1);
+	c->ts = 123456789012ull;
+	off0 = wall_offset();
+	CHECK(cq->start_poll(cq, &pa) == 0);
+	off1 = wall_offset();
+	CHECK(ibv_wc_read_completion_ts(cq) == 123456789012ull);
+	d = (int64_t)ibv_wc_read_completion_wallclock_ns(cq) - 123456789012ll;
+	CHECK(d >= off0 - 1000000 && d <= off1 + 1000000);
+	cq->end_poll(cq);
+	CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+
+	CHECK(sroce_query_rt_values(&fake_ctx, &v) == 0);
+	CHECK(v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK &&
+	      v.raw_clock.tv_sec == 0 && v.raw_clock.tv_nsec > 0);
+	v.comp_mask = IBV_VALUES_MASK_RESERVED;
+	CHECK(sroce_query_rt_values(&fake_ctx, &v) == EINVAL);
+
+	/* 48-byte CQEs: stamps cannot be read, plain CQs still work. */
+	next_cq_stride = 48;
+	errno = 0;
+	CHECK(!sroce_create_cq_ex(&fake_ctx, &a) && errno);
+	a.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cq = sroce_create_cq_ex(&fake_ctx, &a);
+	CHECK(cq);
+	if (cq)
+		CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+	next_cq_stride = sizeof(struct sroce_cqe_abi);
 }
 
 static void test_post_recv(void)
@@ -819,6 +880,7 @@ int main(void)
 
 	test_poll_cq();
 	test_poll_cq_ex();
+	test_cq_timestamps();
 	test_post_recv();
 	test_post_send();
 	test_qp_ex();

@@ -85,6 +85,11 @@ for p in max_qp max_qp_wr max_sge max_sge_rd max_cq max_cqe max_mr max_pd \
 	check "$p" "$(param "SROCE_${p^^}")"
 done
 check max_pkeys "$(param SROCE_PORT_PKEY_TBL_LEN)"
+# The completion clock: nanoseconds, all 64 bits (SROCE_TIMESTAMP_MASK).
+check hca_core_clock "$(param SROCE_HCA_CORE_CLOCK)kHZ"
+nchk=$((nchk + 1))
+grep -Eq "^[[:space:]]*completion timestamp_mask:[[:space:]]+0xffffffffffffffff$" "$T/devinfo" ||
+	{ echo "MISMATCH completion timestamp_mask: $(grep timestamp_mask "$T/devinfo")" >&2; bad=$((bad + 1)); }
 
 # Port 1: kernel/params.h, sysfs, the netdev.
 check max_msg_sz "$(printf '0x%x' "$(param SROCE_PORT_MAX_MSG_SZ)")"
