@@ -117,7 +117,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	const struct sroce_cqe_abi *cqe;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	if (sroce_cq_broken(cq)) {
 		n = cq->lost ? -EIO : -EOVERFLOW;
 		goto out;
@@ -131,7 +131,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (n)
 		sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
 out:
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 	return n;
 }
 
@@ -167,16 +167,16 @@ static int sroce_start_poll(struct ibv_cq_ex *ibcq,
 	if (attr->comp_mask)
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	if (cq->wallclock)
 		cq->wall_off = sroce_wall_offset();
 	if (sroce_cq_broken(cq)) {
-		pthread_spin_unlock(&cq->lock);
+		sroce_cq_unlock(cq);
 		return cq->lost ? EIO : EOVERFLOW;
 	}
 	cqe = sroce_cq_peek(cq);
 	if (!cqe) {
-		pthread_spin_unlock(&cq->lock);
+		sroce_cq_unlock(cq);
 		return ENOENT;
 	}
 	sroce_cq_set_cur(cq, cqe);
@@ -209,7 +209,7 @@ static void sroce_end_poll(struct ibv_cq_ex *ibcq)
 		cq->cur = NULL;
 		sroce_cq_consume(cq);
 	}
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 }
 
 static enum ibv_wc_opcode sroce_read_opcode(struct ibv_cq_ex *ibcq)
@@ -373,16 +373,23 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	int ret;
 
 	/*
-	 * No vendor field, no parent domain.  A single-threaded CQ keeps
-	 * its lock: uncontended it costs little.  Asking for either
-	 * timestamp makes libibverbs ask the kernel to stamp the CQEs
+	 * No vendor field.  Asking for either timestamp makes libibverbs
+	 * ask the kernel to stamp the CQEs
 	 * (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION).
 	 */
 	if ((attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS) ||
-	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					   IBV_CQ_INIT_ATTR_MASK_PD)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || !sroce_pd_is_parent(attr->parent_domain) ||
+	     attr->parent_domain->context != ibctx)) {
+		errno = EINVAL;
 		return NULL;
 	}
 
@@ -402,6 +409,17 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 		errno = ret;
 		return NULL;
 	}
+	/*
+	 * One thread at a time, by a thread domain's promise or by the
+	 * flag's: the CQ goes without its lock.
+	 */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = attr->parent_domain;
+		cq->lockless = sroce_pd_hold(cq->parent);
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		cq->lockless = true;
 	sroce_cq_ex_init(cq);
 	return &cq->vcq.cq_ex;
 }
@@ -426,7 +444,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct ibv_resize_cq cmd;
 	int ret;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	if (cq->lost) {
 		ret = EIO;
 		goto out;
@@ -447,7 +465,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	}
 	sroce_ring_unmap(&old);
 out:
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 	return ret;
 }
 
@@ -460,6 +478,8 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 
+	if (cq->parent)
+		sroce_pd_release(cq->parent);
 	sroce_ring_unmap(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);

@@ -113,6 +113,11 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err_destroy;
 
+	/* A thread domain's promise: one thread at a time, no locks. */
+	qp->pd = attr->pd;
+	qp->sq.lockless = sroce_pd_hold(qp->pd);
+	qp->rq.lockless = qp->sq.lockless;
+
 	/* What the rings can really take is what the caller gets told. */
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_recv_sge = qp->rq.max_sge;
@@ -191,6 +196,7 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
+	sroce_pd_release(qp->pd);
 	sroce_ring_unmap(&qp->rq.ring);
 	sroce_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);
@@ -253,8 +259,8 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_spin_lock(&rq->lock);
+	sroce_wq_lock(rq);
 	ret = sroce_wq_post_recv(rq, wr, bad_wr);
-	pthread_spin_unlock(&rq->lock);
+	sroce_wq_unlock(rq);
 	return ret;
 }

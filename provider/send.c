@@ -220,7 +220,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_spin_lock(&qp->sq.lock);
+	sroce_wq_lock(&qp->sq);
 	prod = qp->sq.ring.idx;
 	for (; wr; wr = wr->next) {
 		if (sroce_wq_full(&qp->sq, prod)) {
@@ -234,12 +234,12 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		prod++;
 	}
 	if (prod == qp->sq.ring.idx) {
-		pthread_spin_unlock(&qp->sq.lock);
+		sroce_wq_unlock(&qp->sq);
 		*bad_wr = wr;
 		return ret;
 	}
 	sroce_sq_publish(qp, prod);
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(&qp->sq);
 
 	db = sroce_sq_doorbell(qp);
 	if (ret) {
@@ -264,7 +264,7 @@ static void sroce_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct sroce_qp *qp = to_sroce_qp_ex(qpx);
 
-	pthread_spin_lock(&qp->sq.lock);
+	sroce_wq_lock(&qp->sq);
 	qp->wr_prod = qp->sq.ring.idx;
 	qp->wr_cur = NULL;
 	qp->wr_err = 0;
@@ -284,7 +284,7 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 		posted = true;
 	}
 	qp->wr_cur = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(&qp->sq);
 
 	if (posted)
 		ret = sroce_sq_doorbell(qp);
@@ -296,7 +296,7 @@ static void sroce_wr_abort(struct ibv_qp_ex *qpx)
 	struct sroce_qp *qp = to_sroce_qp_ex(qpx);
 
 	qp->wr_cur = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(&qp->sq);
 }
 
 static void sroce_wr_fail(struct sroce_qp *qp, int err)

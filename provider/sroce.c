@@ -2,7 +2,8 @@
 /*
  * sroce libibverbs provider: device matching and the control verbs.
  *
- * The data path lives in mr.c, cq.c, qp.c, srq.c, send.c and ah.c.  Verbs
+ * The data path lives in mr.c, cq.c, qp.c, srq.c, send.c and ah.c; PDs,
+ * thread and parent domains in pd.c.  Verbs
  * left out of the ops table (XRC, flow steering...) are answered with
  * EOPNOTSUPP by libibverbs itself.
  */
@@ -82,39 +83,6 @@ static int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return NULL;
-
-	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd),
-			       &resp, sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return pd;
-}
-
-static int sroce_dealloc_pd(struct ibv_pd *pd)
-{
-	int ret;
-
-	ret = ibv_cmd_dealloc_pd(pd);
-	if (ret)
-		return ret;
-
-	free(pd);
-	return 0;
-}
-
 static void sroce_free_context(struct ibv_context *ibctx)
 {
 	struct sroce_context *ctx = to_sroce_ctx(ibctx);
@@ -125,7 +93,9 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
+	.alloc_td = sroce_alloc_td,
 	.bind_mw = sroce_bind_mw,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -135,6 +105,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_srq = sroce_create_srq,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_td = sroce_dealloc_td,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,

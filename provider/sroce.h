@@ -7,6 +7,7 @@
 #define SROCE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,9 +108,53 @@ int sroce_ring_map(struct sroce_uring *r, int cmd_fd,
 		   bool producer);
 void sroce_ring_unmap(struct sroce_uring *r);
 
+/* pd.c: a PD, or a parent domain (@parent_of set). */
+struct sroce_td {
+	struct ibv_td ibv_td;
+	atomic_int refs;	/* 1 + parent domains using it */
+};
+
+struct sroce_pd {
+	struct ibv_pd ibv_pd;
+	/* PD: 1 + parent domains on it; parent domain: 1 + QPs and CQs */
+	atomic_int refs;
+	struct sroce_pd *parent_of;	/* the PD a parent domain contains */
+	struct sroce_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+static inline struct sroce_pd *to_sroce_pd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct sroce_pd, ibv_pd);
+}
+
+static inline struct sroce_td *to_sroce_td(struct ibv_td *td)
+{
+	return container_of(td, struct sroce_td, ibv_td);
+}
+
+struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
+int sroce_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_td *sroce_alloc_td(struct ibv_context *ibctx,
+			      struct ibv_td_init_attr *attr);
+int sroce_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *
+sroce_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr);
+bool sroce_pd_hold(struct ibv_pd *ibpd);
+void sroce_pd_release(struct ibv_pd *ibpd);
+bool sroce_pd_is_parent(struct ibv_pd *ibpd);
+
 struct sroce_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* the consumer side */
+	/* One thread at a time (thread domain, SINGLE_THREADED): no lock. */
+	bool lockless;
+	struct ibv_pd *parent;		/* the parent domain it was made in */
 	struct sroce_uring ring;
 	/* Extended poll: the CQE between start_poll/next_poll and the next. */
 	const struct sroce_cqe_abi *cur;
@@ -120,9 +165,22 @@ struct sroce_cq {
 	int64_t wall_off;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns */
 };
 
+static inline void sroce_cq_lock(struct sroce_cq *cq)
+{
+	if (!cq->lockless)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void sroce_cq_unlock(struct sroce_cq *cq)
+{
+	if (!cq->lockless)
+		pthread_spin_unlock(&cq->lock);
+}
+
 /* A send or receive queue: the producer side of one ring. */
 struct sroce_wq {
 	pthread_spinlock_t lock;
+	bool lockless;		/* a QP in a thread domain */
 	struct sroce_uring ring;
 	uint32_t max_sge;
 	uint32_t max_inline;	/* SQ only */
@@ -144,8 +202,21 @@ static inline bool sroce_wq_full(struct sroce_wq *wq, uint32_t prod)
 	return prod - r->peer >= r->entries;
 }
 
+static inline void sroce_wq_lock(struct sroce_wq *wq)
+{
+	if (!wq->lockless)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void sroce_wq_unlock(struct sroce_wq *wq)
+{
+	if (!wq->lockless)
+		pthread_spin_unlock(&wq->lock);
+}
+
 struct sroce_qp {
 	struct verbs_qp vqp;
+	struct ibv_pd *pd;	/* as created: maybe a parent domain */
 	struct sroce_wq sq;
 	struct sroce_wq rq;	/* ring.buf == NULL: no RQ */
 	/*

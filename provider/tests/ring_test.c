@@ -150,6 +150,22 @@ int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+static unsigned int pd_handles;
+
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size)
+{
+	pd->context = context;
+	pd->handle = ++pd_handles;
+	return 0;
+}
+
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
+{
+	return 0;
+}
+
 int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	munmap(kcq.buf, kcq.abi.mmap_len);
@@ -280,15 +296,18 @@ static void kcq_push(uint64_t wr_id, uint8_t status, uint8_t opcode,
 	__atomic_store_n(&kcq.ctl->prod, kcq.ctl->prod + 1, __ATOMIC_RELEASE);
 }
 
-static struct ibv_pd fake_pd = { .context = &fake_ctx };
+/* The provider reads its own struct around every ibv_pd it is given. */
+static struct sroce_pd fake_spd = { .ibv_pd.context = &fake_ctx };
+#define fake_pd (fake_spd.ibv_pd)
 
-static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
+static struct ibv_qp *make_qp_pd(enum ibv_qp_type type, uint64_t send_ops,
+				 struct ibv_pd *pd)
 {
 	struct ibv_qp *qp;
 	struct ibv_qp_init_attr_ex a = {
 		.qp_type = type,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
-		.pd = &fake_pd,
+		.pd = pd,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 4, .max_recv_sge = 4 },
 	};
@@ -301,6 +320,11 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
 	if (qp)
 		qp->state = IBV_QPS_RTS;	/* as ibv_modify_qp leaves it */
 	return qp;
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
+{
+	return make_qp_pd(type, send_ops, &fake_pd);
 }
 
 /* ---- tests ---------------------------------------------------------- */
@@ -465,6 +489,93 @@ static void test_cq_timestamps(void)
 	if (cq)
 		CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
 	next_cq_stride = sizeof(struct sroce_cqe_abi);
+}
+
+/*
+ * Parent domains carry their PD's handle; a thread domain drops the
+ * locks of the QPs and CQs made with it; nothing is freed under a user.
+ */
+static void test_parent_domain(void)
+{
+	struct ibv_td_init_attr ta = {};
+	struct ibv_parent_domain_init_attr pa = {};
+	struct ibv_cq_init_attr_ex ca = { .cqe = 4,
+					  .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_pd *pd, *par, *par2;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_td *td;
+
+	pd = sroce_alloc_pd(&fake_ctx);
+	CHECK(pd && pd->handle);
+	ta.comp_mask = 1;
+	CHECK(!sroce_alloc_td(&fake_ctx, &ta) && errno == EINVAL);
+	ta.comp_mask = 0;
+	td = sroce_alloc_td(&fake_ctx, &ta);
+	CHECK(td);
+	if (!pd || !td)
+		return;
+	CHECK(!sroce_alloc_parent_domain(&fake_ctx, &pa) && errno == EINVAL);
+	pa.pd = pd;
+	pa.td = td;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.pd_context = &pa;
+	par = sroce_alloc_parent_domain(&fake_ctx, &pa);
+	CHECK(par && par->handle == pd->handle && par->context == &fake_ctx);
+	if (!par)
+		return;
+	CHECK(to_sroce_pd(par)->pd_context == &pa);
+	pa.pd = par;
+	CHECK(!sroce_alloc_parent_domain(&fake_ctx, &pa) && errno == EINVAL);
+	pa.pd = pd;
+	pa.td = NULL;
+	pa.comp_mask = 0;
+	par2 = sroce_alloc_parent_domain(&fake_ctx, &pa);
+	CHECK(par2);
+
+	CHECK(sroce_dealloc_pd(pd) == EBUSY);
+	CHECK(sroce_dealloc_td(td) == EBUSY);
+
+	/* A QP in a thread domain goes without locks, one without keeps them. */
+	qp = make_qp_pd(IBV_QPT_RC, 0, par);
+	CHECK(qp && to_sroce_qp(qp)->sq.lockless && to_sroce_qp(qp)->rq.lockless);
+	CHECK(sroce_dealloc_pd(par) == EBUSY);
+	if (qp)
+		CHECK(sroce_destroy_qp(qp) == 0);
+	qp = make_qp_pd(IBV_QPT_RC, 0, par2);
+	CHECK(qp && !to_sroce_qp(qp)->sq.lockless);
+	if (qp)
+		CHECK(sroce_destroy_qp(qp) == 0);
+	qp = make_qp(IBV_QPT_RC, 0);
+	CHECK(qp && !to_sroce_qp(qp)->sq.lockless);
+	if (qp)
+		CHECK(sroce_destroy_qp(qp) == 0);
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	ca.parent_domain = pd;
+	CHECK(!sroce_create_cq_ex(&fake_ctx, &ca) && errno == EINVAL);
+	ca.parent_domain = par;
+	cq = sroce_create_cq_ex(&fake_ctx, &ca);
+	CHECK(cq && to_sroce_cq_ex(cq)->lockless);
+	CHECK(sroce_dealloc_pd(par) == EBUSY);
+	if (cq)
+		CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+	ca.parent_domain = par2;
+	cq = sroce_create_cq_ex(&fake_ctx, &ca);
+	CHECK(cq && !to_sroce_cq_ex(cq)->lockless);
+	if (cq)
+		CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cq = sroce_create_cq_ex(&fake_ctx, &ca);
+	CHECK(cq && to_sroce_cq_ex(cq)->lockless);
+	if (cq)
+		CHECK(sroce_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0);
+
+	CHECK(sroce_dealloc_pd(par) == 0);
+	CHECK(sroce_dealloc_td(td) == 0);
+	CHECK(sroce_dealloc_pd(pd) == EBUSY);
+	CHECK(sroce_dealloc_pd(par2) == 0);
+	CHECK(sroce_dealloc_pd(pd) == 0);
 }
 
 static void test_post_recv(void)
@@ -881,6 +992,7 @@ int main(void)
 	test_poll_cq();
 	test_poll_cq_ex();
 	test_cq_timestamps();
+	test_parent_domain();
 	test_post_recv();
 	test_post_send();
 	test_qp_ex();

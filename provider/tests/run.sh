@@ -19,5 +19,5 @@ ${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-sign-compare \
 	-fno-sanitize-recover=all -pthread \
 	-I"$src/build/include" -I"$src" -I"$top/kernel/uapi" -I"$top/provider" \
 	-o "$out/ring_test" "$top/provider/tests/ring_test.c" \
-	"$top"/provider/{ring,cq,qp,send,ah,mw}.c
+	"$top"/provider/{ring,cq,qp,send,ah,mw,pd}.c
 "$out/ring_test"
