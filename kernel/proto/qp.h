@@ -53,7 +53,7 @@
 #include "drop.h"
 
 /* Limits of the fixed-size parts of the shared structs. */
-#define SROCE_MAX_SGE		16
+#define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)	/* shares the SGE array */
 #define SROCE_MAX_MSG		0x80000000u	/* IBA message size limit, 2^31 */
 #define SROCE_MAX_RD_ATOMIC	16	/* max_rd_atomic / max_dest_rd_atomic */
