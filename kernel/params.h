@@ -38,9 +38,9 @@
  * SROCE_MAX_SGE repeats the core's definition token for token, so the
  * compiler rejects any divergence.
  */
-#define SROCE_MAX_SGE		16
+#define SROCE_MAX_SGE		32
 #define SROCE_MAX_SGE_RD		SROCE_MAX_SGE
-#define SROCE_MAX_INLINE_DATA		256
+#define SROCE_MAX_INLINE_DATA		512
 #define SROCE_MAX_CQ			SZ_128K
 #define SROCE_MAX_CQE			SZ_64K
 #define SROCE_MAX_MR			SZ_1M
@@ -99,10 +99,10 @@
 
 /*
  * qp.c: the largest SQ or RQ ring element: a send WQE header (56 bytes)
- * plus 16 SGEs or 256 inline bytes, or a receive WQE header (16) plus 16
+ * plus 32 SGEs or 512 inline bytes, or a receive WQE header (16) plus 32
  * SGEs, rounded up to a power of two.
  */
-#define SROCE_MAX_WQE_STRIDE		512
+#define SROCE_MAX_WQE_STRIDE		1024
 
 static_assert(SROCE_MAX_INLINE_DATA <= SROCE_MAX_INLINE);
 static_assert(SROCE_MAX_QP_RD_ATOM <= SROCE_MAX_RD_ATOMIC);

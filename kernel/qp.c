@@ -144,6 +144,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	struct sroce_qp_init_attr ia = {};
 	size_t shadow;
+	u32 slot;
 	gfp_t gfp;
 	u32 qpn;
 	int err;
@@ -169,10 +170,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free;
 	/*
-	 * The core's per-WQE state is several times the ring itself: the
-	 * caller's cgroup and the device budget pay for it, as for rings.
+	 * The core's per-WQE state, sized like the SQ stride by what the
+	 * QP's WQEs may carry, is larger than the ring itself: the caller's
+	 * cgroup and the device budget pay for it, as for rings.
 	 */
-	shadow = array_size(kqp->sq.entries, sizeof(*kqp->swqe));
+	slot = sroce_swqe_size(kqp->max_send_sge, kqp->max_inline);
+	shadow = array_size(kqp->sq.entries, slot);
 	if (init->qp_type == IB_QPT_RC)
 		shadow += array_size(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res));
 	if (!sroce_mem_charge(shadow, kqp->user)) {
@@ -181,7 +184,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	kqp->shadow_size = shadow;
 	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
-	kqp->swqe = kvcalloc(kqp->sq.entries, sizeof(*kqp->swqe), gfp);
+	kqp->swqe = kvcalloc(kqp->sq.entries, slot, gfp);
 	if (init->qp_type == IB_QPT_RC)
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
 				    gfp);
@@ -211,6 +214,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  (enum sroce_qp_type)init->qp_type;
 	ia.qpn = qpn;
 	ia.sq = kqp->swqe;
+	ia.sq_slot = slot;
 	ia.sq_size = kqp->sq.entries;
 	ia.rq_size = kqp->rq.entries;
 	ia.res = kqp->res;

@@ -485,7 +485,7 @@ struct sroce_kqp {
 	/* CQs to notify once the lock is dropped (SROCE_KQP_FIRE_*). */
 	u8			cq_fire;
 	u8			broken;		/* a ring index or WQE was impossible */
-	struct sroce_swqe	*swqe;		/* the core's SQ storage */
+	void			*swqe;		/* the core's SQ slots */
 	struct sroce_rd_res	*res;		/* RC responder resources */
 	size_t			shadow_size;	/* of both, in the budget */
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */

@@ -7,6 +7,8 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.4 sroce_qp_init_attr.sq_slot: SQ slots sized for the QP's caps
+ *        (sroce_swqe_size()); 0 keeps whole struct sroce_swqe slots.
  *   v1.3 local operations: SROCE_WR_LOCAL_INV and SROCE_WR_REG_MR run
  *        through ops->local_op in SQ order and complete as
  *        SROCE_WC_LOCAL_INV / SROCE_WC_REG_MR.
@@ -53,7 +55,7 @@
 #include "drop.h"
 
 /* Limits of the fixed-size parts of the shared structs. */
-#define SROCE_MAX_SGE		16
+#define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)	/* shares the SGE array */
 #define SROCE_MAX_MSG		0x80000000u	/* IBA message size limit, 2^31 */
 /*
@@ -217,6 +219,8 @@ struct sroce_sge {
  * A send WQE, copied out of any shared ring and validated (num_sge,
  * inline length, opcode known) by the caller.  The core still checks the
  * opcode against the QP type and completes a bad one with LOC_QP_OP_ERR.
+ * The SGE / inline union comes last: an SQ slot may end inside it
+ * (sroce_qp_init_attr.sq_slot).
  */
 struct sroce_send_wqe {
 	u64 wr_id;
@@ -404,7 +408,14 @@ struct sroce_tx_pkt {
  * inside a core entry point, with the caller's per-QP serialisation held.
  */
 struct sroce_qp_ops {
-	/* Next posted send WQE into @out; -SROCE_EAGAIN if none. */
+	/*
+	 * Next posted send WQE into @out; -SROCE_EAGAIN if none.  @out is
+	 * an SQ slot's: it has room for the SGEs or inline bytes the slot
+	 * size allows (sroce_qp_init_attr.sq_slot), and not for more, so
+	 * write fields and that part of the union, never the whole struct.
+	 * A WQE with more fails (num_sge above what the slot holds:
+	 * LOC_QP_OP_ERR; inline_len: LOC_LEN_ERR) without its data.
+	 */
 	int (*next_send)(void *ctx, struct sroce_send_wqe *out);
 	/* Take the next receive WQE (RQ or SRQ); -SROCE_EAGAIN if none (RNR). */
 	int (*recv_wqe)(void *ctx, struct sroce_recv_wqe *out);
@@ -460,15 +471,36 @@ struct sroce_qp_ops {
 
 /* ---- Private state below: embed, but touch only through the API. ---- */
 
-/* A send WQE held by the core until it completes. */
+/*
+ * A send WQE held by the core until it completes.  @wr comes last, so
+ * that a slot sized by sroce_swqe_size() holds all of it but the SGEs or
+ * inline bytes the QP cannot take.
+ */
 struct sroce_swqe {
-	struct sroce_send_wqe wr;
 	u32 length;		/* message bytes */
 	u32 first_psn;		/* valid once started */
 	u32 npsn;		/* PSNs the message consumes */
 	u8 status;		/* error found by the requester, completed in order */
 	u8 done;		/* UC/UD, local ops: complete when it reaches the head */
+	struct sroce_send_wqe wr;
 };
+
+/*
+ * Bytes of an SQ slot for WQEs of at most @max_sge SGEs and @max_inline
+ * inline bytes (each at most the SROCE_MAX_* above): the header and the
+ * larger of the two, rounded up to the struct's alignment.
+ */
+static inline u32 sroce_swqe_size(u32 max_sge, u32 max_inline)
+{
+	u32 tail = max_sge * (u32)sizeof(struct sroce_sge);
+
+	if (tail < max_inline)
+		tail = max_inline;
+	tail += (u32)(offsetof(struct sroce_swqe, wr) +
+		      offsetof(struct sroce_send_wqe, sge));
+	return (tail + (u32)__alignof__(struct sroce_swqe) - 1) &
+	       ~((u32)__alignof__(struct sroce_swqe) - 1);
+}
 
 /* A responder READ/atomic resource (IBA "responder resources"). */
 struct sroce_rd_res {
@@ -522,8 +554,11 @@ struct sroce_qp {
 	struct sroce_qp_stats stats;
 
 	/* SQ storage: indices are free-running, slot = idx % sq_size. */
-	struct sroce_swqe *sq;
+	u8 *sq;
 	u32 sq_size;
+	u32 sq_slot;		/* bytes per slot */
+	u32 sq_max_sge;		/* what a slot holds */
+	u32 sq_max_inline;
 	u32 rq_size;		/* most WQEs one ERR flush takes from the RQ */
 	/* ERR/SQE: a flush stopped at its budget, the rings may hold more. */
 	bool flush_more;
@@ -596,8 +631,14 @@ struct sroce_qp {
 struct sroce_qp_init_attr {
 	enum sroce_qp_type type;
 	u32 qpn;
-	struct sroce_swqe *sq;		/* sq_size slots */
+	/*
+	 * sq_size slots of sq_slot bytes each: sroce_swqe_size() of the
+	 * most SGEs and inline bytes a WQE of this QP may carry, or 0 for
+	 * sizeof(struct sroce_swqe) (an array of them).
+	 */
+	void *sq;
 	u32 sq_size;
+	u32 sq_slot;
 	u32 rq_size;			/* RQ entries (0: as many as sq_size) */
 	struct sroce_rd_res *res;	/* max_res slots (RC), may be NULL otherwise */
 	u32 max_res;			/* upper bound of max_dest_rd_atomic */

@@ -9,9 +9,11 @@
 #include "qp.h"
 #include "psn.h"
 
-static inline struct sroce_swqe *sroce_sq_slot(struct sroce_qp *qp, u32 idx)
+static inline struct sroce_swqe *
+sroce_sq_slot(const struct sroce_qp *qp, u32 idx)
 {
-	return &qp->sq[idx % qp->sq_size];
+	return (struct sroce_swqe *)(qp->sq +
+				     (size_t)(idx % qp->sq_size) * qp->sq_slot);
 }
 
 static inline bool sroce_wr_is_rd_atomic(u8 opcode)

@@ -201,6 +201,7 @@ void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev)
 int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 {
 	const struct sroce_qp_ops *o = ia->ops;
+	u32 room;
 
 	if (sroce_type_index(ia->type) < 0 || !o || !ia->sq || !ia->sq_size)
 		return -SROCE_EINVAL;
@@ -211,6 +212,11 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 		return -SROCE_EINVAL;
 	if (ia->sq_size > SROCE_PSN_HALF)
 		return -SROCE_EINVAL;
+	if (ia->sq_slot &&
+	    (ia->sq_slot < sroce_swqe_size(0, 0) ||
+	     ia->sq_slot > sizeof(struct sroce_swqe) ||
+	     ia->sq_slot % __alignof__(struct sroce_swqe)))
+		return -SROCE_EINVAL;
 
 	memset(qp, 0, sizeof(*qp));
 	qp->type = ia->type;
@@ -220,6 +226,12 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	qp->ctx = ia->ctx;
 	qp->sq = ia->sq;
 	qp->sq_size = ia->sq_size;
+	qp->sq_slot = ia->sq_slot ? ia->sq_slot : sizeof(struct sroce_swqe);
+	room = qp->sq_slot - sroce_swqe_size(0, 0);
+	qp->sq_max_sge = room / sizeof(struct sroce_sge);
+	if (qp->sq_max_sge > SROCE_MAX_SGE)
+		qp->sq_max_sge = SROCE_MAX_SGE;
+	qp->sq_max_inline = room < SROCE_MAX_INLINE ? room : SROCE_MAX_INLINE;
 	qp->rq_size = ia->srq ? 0 : ia->rq_size ? ia->rq_size : ia->sq_size;
 	qp->sq_sig_all = ia->sq_sig_all;
 	qp->srq = ia->srq;

@@ -52,11 +52,11 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 	if (wr->send_flags & SROCE_SEND_INLINE) {
 		if (sroce_wr_is_rd_atomic(wr->opcode))
 			return SROCE_WC_LOC_QP_OP_ERR;
-		if (wr->inline_len > SROCE_MAX_INLINE)
+		if (wr->inline_len > qp->sq_max_inline)
 			return SROCE_WC_LOC_LEN_ERR;
 		len = wr->inline_len;
 	} else {
-		if (wr->num_sge > SROCE_MAX_SGE)
+		if (wr->num_sge > qp->sq_max_sge)
 			return SROCE_WC_LOC_QP_OP_ERR;
 		for (i = 0; i < wr->num_sge; i++)
 			len += wr->sge[i].length;
@@ -80,7 +80,7 @@ static u32 sroce_req_rd_outstanding(const struct sroce_qp *qp)
 	u32 i, n = 0;
 
 	for (i = qp->comp.head; i != qp->req.next; i++)
-		if (sroce_wr_is_rd_atomic(qp->sq[i % qp->sq_size].wr.opcode))
+		if (sroce_wr_is_rd_atomic(sroce_sq_slot(qp, i)->wr.opcode))
 			n++;
 	return n;
 }
@@ -161,7 +161,7 @@ bool sroce_req_ready(const struct sroce_qp *qp)
 		return false;
 	if (qp->req.next == qp->req.tail)
 		return false;
-	w = &qp->sq[qp->req.next % qp->sq_size];
+	w = sroce_sq_slot(qp, qp->req.next);
 	if (qp->state == SROCE_QPS_SQD && !qp->req.off_psn &&
 	    (s32)(qp->req.next - qp->req.hi) >= 0)
 		return false;

@@ -488,6 +488,105 @@ START_TEST(test_sq_storage_full)
 }
 END_TEST
 
+/*
+ * SQ slots sized for 2 SGEs or 32 inline bytes (sq_slot): WQEs that fit
+ * go out whole; one with more SGEs than a slot holds fails with
+ * LOC_QP_OP_ERR without its SGEs being read.  The slots are the exact
+ * malloc'd size, so the sanitizer catches a read past the last one.
+ */
+#define SLOT_SQ		3
+
+static int sized_next_send(void *ctx, struct sroce_send_wqe *out)
+{
+	struct mock *m = ctx;
+	const struct sroce_send_wqe *w;
+
+	if (m->sw_head == m->sw_tail)
+		return -SROCE_EAGAIN;
+	w = &m->sw[m->sw_head++ % MOCK_Q];
+	/* As the kernel glue does: header, then only what the slot holds. */
+	memcpy(out, w, offsetof(struct sroce_send_wqe, sge));
+	if (w->send_flags & SROCE_SEND_INLINE) {
+		if (w->inline_len <= m->qp.sq_max_inline)
+			memcpy(out->inline_data, w->inline_data, w->inline_len);
+	} else if (w->num_sge <= m->qp.sq_max_sge) {
+		memcpy(out->sge, w->sge, w->num_sge * sizeof(w->sge[0]));
+	}
+	return 0;
+}
+
+START_TEST(test_sized_sq_slots)
+{
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+	u32 slot = sroce_swqe_size(2, 32);
+	struct sroce_qp_ops ops = *m->qp.ops;
+	struct sroce_qp_init_attr ia = {
+		.type = SROCE_QPT_RC, .qpn = 0x11, .sq_size = SLOT_SQ,
+		.res = m->res, .max_res = MOCK_RES, .ops = &ops, .ctx = m,
+	};
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 300);
+	struct sroce_pkt p;
+	struct mock_payload pl;
+	u8 *sq = malloc(SLOT_SQ * slot);
+	u32 i;
+
+	ck_assert_ptr_nonnull(sq);
+	ops.next_send = sized_next_send;
+	ia.sq = sq;
+	/* Not a multiple of the alignment, too small, too large. */
+	ia.sq_slot = slot - 4;
+	ck_assert_int_eq(sroce_qp_init(&m->qp, &ia), -SROCE_EINVAL);
+	ia.sq_slot = sroce_swqe_size(0, 0) - 8;
+	ck_assert_int_eq(sroce_qp_init(&m->qp, &ia), -SROCE_EINVAL);
+	ia.sq_slot = sizeof(struct sroce_swqe) + 8;
+	ck_assert_int_eq(sroce_qp_init(&m->qp, &ia), -SROCE_EINVAL);
+	ia.sq_slot = slot;
+	ck_assert_int_eq(sroce_qp_init(&m->qp, &ia), 0);
+	ck_assert_uint_eq(m->qp.sq_max_sge, 2);
+	ck_assert_uint_eq(m->qp.sq_max_inline, 32);
+	mock_connect(m, 0x22);
+
+	for (i = 0; i < 2048; i++)
+		m->mem[0x1000 + i] = (u8)(i * 13);
+	w.num_sge = 2;
+	w.sge[1] = (struct sroce_sge){ VA + 0x400, 200, 0x100 };
+	mock_post_send(m, &w);
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 2;
+	w.opcode = SROCE_WR_SEND;
+	w.send_flags = SROCE_SEND_INLINE | SROCE_SEND_SIGNALED;
+	w.inline_len = 32;
+	for (i = 0; i < 32; i++)
+		w.inline_data[i] = (u8)(0xa0 + i);
+	mock_post_send(m, &w);
+	w = mock_wqe(SROCE_WR_SEND, 3, VA, 30);
+	w.num_sge = 3;
+	w.sge[1] = w.sge[0];
+	w.sge[2] = w.sge[0];
+	mock_post_send(m, &w);
+
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 2);
+	mock_parse(m, 0, &p, &pl);
+	ck_assert_uint_eq(p.paylen, 500);
+	ck_assert_int_eq(memcmp(pl.data, m->mem + 0x1000, 300), 0);
+	ck_assert_int_eq(memcmp(pl.data + 300, m->mem + 0x1400, 200), 0);
+	mock_parse(m, 1, &p, &pl);
+	ck_assert_uint_eq(p.paylen, 32);
+	for (i = 0; i < 32; i++)
+		ck_assert_uint_eq(pl.data[i], 0xa0 + i);
+	mock_rx_aeth(m, mock_ack_syn(), 101, 1);
+	ck_assert_uint_eq(m->ncqe, 3);
+	ck_assert_uint_eq(m->cqe[0].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(m->cqe[1].status, SROCE_WC_SUCCESS);
+	ck_assert_uint_eq(m->cqe[2].wr_id, 3);
+	ck_assert_uint_eq(m->cqe[2].status, SROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_ERR);
+	free(sq);
+	mock_free(m);
+}
+END_TEST
+
 #define CAP_MAX		256
 #define RCONN_MAX	16
 
@@ -679,6 +778,7 @@ Suite *req_suite(void)
 	tcase_add_test(tc, test_budget_and_emit_backpressure);
 	tcase_add_test(tc, test_psn_wrap);
 	tcase_add_test(tc, test_sq_storage_full);
+	tcase_add_test(tc, test_sized_sq_slots);
 	tcase_add_test(tc, test_rxe_replay_requester);
 	suite_add_tcase(s, tc);
 	return s;

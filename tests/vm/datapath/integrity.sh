@@ -7,7 +7,10 @@
 # sides.  IPv4 with a fixed seed (a failure reproduces) and sizes up to
 # 16 MiB (a 16 MiB WRITE always, the rest within a 20 MiB budget), then
 # IPv6 with seed 2 (DP_INTEGRITY_SEED picks another, "random" one from
-# the clock, printed) and sizes up to 1 MiB.  Under TCG rdma_rxe moves
+# the clock, printed) and sizes up to 1 MiB.  Last, the limits: 32 SGEs
+# a WR (a SEND into 32 receive SGEs and a WRITE always) and 512-byte
+# inline SENDs and WRITEs (one of each exactly 512), on 2 QPs, which
+# also exercises the 1024-byte ring strides.  Under TCG rdma_rxe moves
 # about 1.7 MB/s of WRITE and 0.3 MB/s of READ, hence the small budgets;
 # DP_INTEGRITY_BYTES raises the first.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
@@ -26,3 +29,12 @@ if [[ $seed == random ]]; then
 fi
 integrity_pair integrity6 240 18802 6 --seed "$seed" --qps 4 --ops 300 \
 	--bytes 8M --max-size 1M
+integrity_pair integrity-limits 240 18803 4 --seed 3 --qps 2 --ops 120 \
+	--bytes 4M --max-size 256K --sge 32 --inline 512
+out=$(dp_out integrity-limits)
+if dp_is_server; then
+	grep -q ' up to 32 SGEs, ' "$out" || fail "integrity-limits: no 32-SGE WR seen"
+else
+	grep -Eq ' up to 32 SGEs, [1-9][0-9]* inline,' "$out" ||
+		fail "integrity-limits: no 32-SGE WR or no inline one"
+fi

@@ -19,6 +19,13 @@
  *           imm, wr_id, qp_num), every byte written or sent, the guard
  *           bytes around them, and atomics' final values -> "verified"
  *
+ * --sge N lets a WR carry up to N SGEs (default 4, at most 32 and the
+ * device's max_sge); operations 6 and 7 (a SEND into as many receive
+ * SGEs, a WRITE) always use all of them.  --inline N creates the QPs with
+ * max_inline_data N and posts operations 8 and 9 (a SEND, a WRITE) of
+ * exactly N bytes with IBV_SEND_INLINE, and half the other SENDs and
+ * WRITEs of at most N bytes.
+ *
  * Perftest does not look at data; this does, byte for byte, on both sides.
  * Exit status: 0 all verified, 1 a check failed, 2 usage or setup error.
  */
@@ -45,7 +52,8 @@
 #include <infiniband/verbs.h>
 
 #define MAX_QP		16
-#define MAX_SGE		4	/* per WR, capped by the device's max_sge */
+#define MAX_SGE		32	/* per WR, capped by the device's max_sge */
+#define DEFAULT_SGE	4	/* the client's --sge */
 #define GUARD		16	/* bytes checked untouched around each target */
 #define SLOT_WR		32	/* operations per QP per round (SQ/RQ depth) */
 #define ROUND_OPS	64	/* operations per round, all QPs */
@@ -79,6 +87,7 @@ struct op {
 	struct piece r[MAX_SGE];	/* SEND: receive scatter list */
 	uint32_t rslack;	/* SEND: bytes beyond the message in the last piece */
 	uint64_t rspan_off, rspan_len;
+	bool inl;		/* client: post with IBV_SEND_INLINE */
 	uint32_t imm;
 	uint64_t a_init, a_cmp, a_swap;	/* atomics */
 };
@@ -92,6 +101,7 @@ struct params {		/* client -> server, network order on the wire */
 	uint32_t nsge;
 	uint32_t atomics;
 	uint32_t mtu;
+	uint32_t inl;		/* max_inline_data, inline operations */
 };
 
 struct qp_info {
@@ -130,13 +140,16 @@ static struct {
 	uint32_t ops;
 	uint32_t nqp;
 	uint32_t max_size;
+	uint32_t sge;
+	uint32_t inl;
 	int timeout;
 	bool verbose;
 	bool plan;
 	const char *qpn_file;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
-	.ops = 300, .nqp = 4, .max_size = 16u << 20, .timeout = 60,
+	.ops = 300, .nqp = 4, .max_size = 16u << 20, .sge = DEFAULT_SGE,
+	.timeout = 60,
 };
 
 static struct {
@@ -159,6 +172,8 @@ static struct {
 	uint64_t ops, rounds, bytes, completions;
 	uint64_t per_type[OP_NTYPES];
 	uint32_t max_size_seen;
+	uint32_t max_sge_seen;	/* in one WR, send or receive */
+	uint64_t inline_ops;
 } st;
 
 static void die(int code, const char *fmt, ...)
@@ -347,6 +362,10 @@ static uint32_t pick_size(uint64_t *s, uint64_t k)
 	case 3: return mtu < max ? mtu : max;
 	case 4: return mtu + 1 < max ? mtu + 1 : max;
 	case 5: return max;
+	case 6: /* fallthrough */
+	case 7: return 3 * mtu + 5 < max ? 3 * mtu + 5 : max;
+	case 8: /* fallthrough */
+	case 9: if (g.p.inl) return g.p.inl < max ? g.p.inl : max;
 	}
 	r = rnd(s, 100);
 	if (r < 8)
@@ -414,6 +433,11 @@ static unsigned int gen_round(struct op *ops)
 		o->type = gen_k < 6 ? (enum op_type)(gen_k % 5) : rnd(&s, ntypes);
 		if (gen_k == 5)
 			o->type = OP_WRITE;	/* the largest one */
+		/* every SGE on both sides; then inline, at the limit */
+		if (gen_k == 6 || (gen_k == 8 && g.p.inl))
+			o->type = OP_SEND;
+		if (gen_k == 7 || (gen_k == 9 && g.p.inl))
+			o->type = OP_WRITE;
 		o->size = pick_size(&s, gen_k);
 		if (gen_bytes + o->size > g.p.bytes)
 			o->size = g.p.bytes - gen_bytes;
@@ -442,6 +466,8 @@ static unsigned int gen_round(struct op *ops)
 		case OP_SEND:
 		case OP_SEND_IMM:
 			o->nl = o->size ? 1 + rnd(&s, g.p.nsge) : 0;
+			if (gen_k == 6 || gen_k == 8)
+				o->nl = g.p.nsge;
 			if (o->nl > o->size)
 				o->nl = o->size;
 			ok = place(&sl, &s, o->size, o->nl, o->l, &o->lspan_off,
@@ -449,6 +475,8 @@ static unsigned int gen_round(struct op *ops)
 			/* The receive buffer may be larger than the message. */
 			o->rslack = rnd(&s, 3) ? 0 : rnd(&s, 64);
 			o->nr = o->size + o->rslack ? 1 + rnd(&s, g.p.nsge) : 0;
+			if (gen_k == 6)
+				o->nr = g.p.nsge;
 			if (o->nr > o->size + o->rslack)
 				o->nr = o->size + o->rslack;
 			ok = ok && place(&sr, &s, o->size + o->rslack, o->nr, o->r,
@@ -456,6 +484,8 @@ static unsigned int gen_round(struct op *ops)
 			break;
 		default:	/* WRITE, WRITE_IMM, READ */
 			o->nl = o->size ? 1 + rnd(&s, g.p.nsge) : 0;
+			if (gen_k == 7 || gen_k == 9)
+				o->nl = g.p.nsge;
 			if (o->nl > o->size)
 				o->nl = o->size;
 			ok = place(&sl, &s, o->size, o->nl, o->l, &o->lspan_off,
@@ -463,6 +493,11 @@ static unsigned int gen_round(struct op *ops)
 			     take(&sr, &s, o->size, 1, &o->roff);
 			break;
 		}
+		/* Last, so that without --inline the stream is as before. */
+		if (g.p.inl && o->size && o->size <= g.p.inl &&
+		    (o->type == OP_SEND || o->type == OP_SEND_IMM ||
+		     o->type == OP_WRITE || o->type == OP_WRITE_IMM))
+			o->inl = gen_k == 8 || gen_k == 9 || rnd(&s, 2);
 		if (!ok) {
 			if (!n)	/* cannot happen: areas hold --max-size */
 				setup_fail("operation %" PRIu64 " does not fit an empty area",
@@ -487,6 +522,7 @@ static void open_dev(void)
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	union ibv_gid gid;
+	uint32_t want;
 	int i;
 
 	if (!list)
@@ -506,7 +542,9 @@ static void open_dev(void)
 		setup_fail("ibv_query_gid %d: %s", opt.gid_index, strerror(errno));
 	memcpy(g.me.gid, gid.raw, 16);
 	g.me.mtu = htonl(pa.active_mtu);
-	g.me.nsge = htonl(da.max_sge < MAX_SGE ? da.max_sge : MAX_SGE);
+	/* The server takes what the client asks for (--sge). */
+	want = opt.server ? MAX_SGE : opt.sge;
+	g.me.nsge = htonl((uint32_t)da.max_sge < want ? (uint32_t)da.max_sge : want);
 	g.me.atomics = htonl(da.atomic_cap != IBV_ATOMIC_NONE);
 	if (opt.verbose)
 		printf("integrity: %s max_sge %d atomic_cap %d active_mtu %d\n",
@@ -540,7 +578,8 @@ static void create_objects(void)
 		struct ibv_qp_init_attr ia = {
 			.send_cq = g.scq, .recv_cq = g.rcq, .qp_type = IBV_QPT_RC,
 			.cap = { .max_send_wr = SLOT_WR, .max_recv_wr = SLOT_WR,
-				 .max_send_sge = g.nsge, .max_recv_sge = g.nsge },
+				 .max_send_sge = g.nsge, .max_recv_sge = g.nsge,
+				 .max_inline_data = g.p.inl },
 			.sq_sig_all = 1,
 		};
 		struct ibv_qp_attr a = {
@@ -647,14 +686,16 @@ static void handshake(void)
 
 	if (!opt.server) {
 		g.p = (struct params){ opt.seed, opt.bytes, opt.ops, opt.nqp,
-				       opt.max_size, 0, 0, 0 };
+				       opt.max_size, 0, 0, 0, opt.inl };
 		p = (struct params){ htobe64(opt.seed), htobe64(opt.bytes),
-				     htonl(opt.ops), htonl(opt.nqp), htonl(opt.max_size) };
+				     htonl(opt.ops), htonl(opt.nqp), htonl(opt.max_size),
+				     .inl = htonl(opt.inl) };
 		xfer(true, &p, sizeof(p));
 	} else {
 		xfer(false, &p, sizeof(p));
 		g.p = (struct params){ be64toh(p.seed), be64toh(p.bytes),
-				       ntohl(p.ops), ntohl(p.nqp), ntohl(p.max_size) };
+				       ntohl(p.ops), ntohl(p.nqp), ntohl(p.max_size),
+				       .inl = ntohl(p.inl) };
 		if (!g.p.nqp || g.p.nqp > MAX_QP || g.p.max_size > (1u << 30))
 			setup_fail("bad parameters from the client");
 	}
@@ -680,6 +721,18 @@ static void handshake(void)
 }
 
 /* ---- one round ---------------------------------------------------------- */
+
+static void count_op(const struct op *o)
+{
+	st.per_type[o->type]++;
+	if (o->size > st.max_size_seen)
+		st.max_size_seen = o->size;
+	if (o->nl > st.max_sge_seen)
+		st.max_sge_seen = o->nl;
+	if (o->nr > st.max_sge_seen)
+		st.max_sge_seen = o->nr;
+	st.inline_ops += o->inl;
+}
 
 static uint8_t round_fill(uint32_t r)
 {
@@ -819,7 +872,9 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 		struct op *o = &ops[i];
 		struct ibv_sge sge[MAX_SGE];
 		struct ibv_send_wr wr = { .wr_id = k0 + i, .sg_list = sge,
-					  .num_sge = o->nl }, *bad;
+					  .num_sge = o->nl,
+					  .send_flags = o->inl ? IBV_SEND_INLINE : 0 },
+				   *bad;
 		uint64_t raddr = be64toh(g.peer.qp[o->qp].addr) + o->roff;
 		uint32_t rkey = ntohl(g.peer.qp[o->qp].rkey);
 		int ret;
@@ -930,9 +985,7 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 			check_guard(a, o->l[0].off, 8, fill, o, k0 + i);
 			st.bytes += 8;
 		}
-		st.per_type[o->type]++;
-		if (o->size > st.max_size_seen)
-			st.max_size_seen = o->size;
+		count_op(o);
 	}
 	ctl_send(CTL_DONE, round, 0);
 	if (ctl_wait(CTL_VERIFIED, round))
@@ -1080,9 +1133,7 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 			st.bytes += 8;
 			break;
 		}
-		st.per_type[o->type]++;
-		if (o->size > st.max_size_seen)
-			st.max_size_seen = o->size;
+		count_op(o);
 	}
 	ctl_send(CTL_VERIFIED, round, 0);
 }
@@ -1111,9 +1162,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: integrity -s|-c ADDR -g GID_INDEX [-d DEV] [-p PORT] [--seed N]\n"
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
+		"       [--sge N] [--inline N]   SGEs per WR (4), max_inline_data (0)\n"
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
-		"  client options (--seed --ops --bytes --qps --max-size) rule both sides\n");
+		"  client options (--seed --ops --bytes --qps --max-size --sge --inline)\n"
+		"  rule both sides\n");
 	exit(2);
 }
 
@@ -1139,6 +1192,7 @@ int main(int argc, char **argv)
 		{ "bytes", 1, NULL, 'b' }, { "qps", 1, NULL, 'q' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
+		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1164,19 +1218,22 @@ int main(int argc, char **argv)
 		case 't': opt.timeout = num(optarg); break;
 		case 'P': opt.plan = true; role = true; opt.gid_index = 0; break;
 		case 'Q': opt.qpn_file = optarg; break;
+		case 'G': opt.sge = num(optarg); break;
+		case 'I': opt.inl = num(optarg); break;
 		default: usage();
 		}
 	}
 	if (!role || optind != argc || opt.gid_index < 0 || !opt.nqp ||
-	    opt.nqp > MAX_QP || opt.max_size > (1u << 30) || opt.timeout <= 0)
+	    opt.nqp > MAX_QP || opt.max_size > (1u << 30) || opt.timeout <= 0 ||
+	    !opt.sge || opt.sge > MAX_SGE || opt.inl > 65536)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (opt.plan) {
-		/* Print the operation list for an MTU of 1024, 4 SGEs and
-		 * atomics, without a device: for debugging a seed. */
+		/* Print the operation list for an MTU of 1024, --sge SGEs
+		 * and atomics, without a device: for debugging a seed. */
 		g.p = (struct params){ opt.seed, opt.bytes, opt.ops, opt.nqp,
-				       opt.max_size, MAX_SGE, 1, 1024 };
+				       opt.max_size, opt.sge, 1, 1024, opt.inl };
 		g.area_len = g.p.max_size + g.p.max_size / 8 + 64 * 1024;
 		opt.verbose = true;
 	} else {
@@ -1191,9 +1248,10 @@ int main(int argc, char **argv)
 
 		if (opt.verbose) {
 			for (i = 0; i < (int)n; i++)
-				printf("round %u op %" PRIu64 ": %s qp %u size %u sge %u/%u\n",
+				printf("round %u op %" PRIu64 ": %s qp %u size %u sge %u/%u%s\n",
 				       round, k0 + i, op_name[ops[i].type], ops[i].qp,
-				       ops[i].size, ops[i].nl, ops[i].nr);
+				       ops[i].size, ops[i].nl, ops[i].nr,
+				       ops[i].inl ? " inline" : "");
 		}
 		if (opt.plan)
 			;
@@ -1219,9 +1277,11 @@ int main(int argc, char **argv)
 	close(g.sock);
 	printf("integrity: %s ok: %" PRIu64 " ops in %" PRIu64 " rounds on %u QPs, "
 	       "%" PRIu64 " bytes verified, %" PRIu64 " completions checked, "
-	       "largest %u bytes, seed %" PRIu64 ", %.1f s\n",
+	       "largest %u bytes, up to %u SGEs, %" PRIu64 " inline, seed %" PRIu64
+	       ", %.1f s\n",
 	       opt.server ? "server" : "client", st.ops, st.rounds, g.p.nqp,
-	       st.bytes, st.completions, st.max_size_seen, g.p.seed, now() - t0);
+	       st.bytes, st.completions, st.max_size_seen, st.max_sge_seen,
+	       st.inline_ops, g.p.seed, now() - t0);
 	printf("integrity: %s by type:", opt.server ? "server" : "client");
 	for (i = 0; i < OP_NTYPES; i++)
 		printf(" %s %" PRIu64, op_name[i], st.per_type[i]);

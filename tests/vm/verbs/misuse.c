@@ -410,6 +410,24 @@ static struct result qp_inline_too_large(void)
 	return qp_caps((struct ibv_qp_cap){ 1, 1, 1, 1, 1u << 20 });
 }
 
+/*
+ * query_device does not report max_inline_data; sroce's and rdma_rxe's
+ * is 512 (Documentation/device.rst).
+ */
+#define DEV_MAX_INLINE	512
+
+static struct result qp_inline_one_too_many(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, 1, 1, 1, DEV_MAX_INLINE + 1 });
+}
+
+/* Not a misuse: the limits themselves, all at once, must be granted. */
+static struct result qp_caps_at_the_limits(void)
+{
+	return qp_caps((struct ibv_qp_cap){ 1, 1, dattr.max_sge, dattr.max_sge,
+					    DEV_MAX_INLINE });
+}
+
 /* ---- rows: memory registration ------------------------------------------ */
 
 static struct result reg(void *addr, size_t len, int access)
@@ -1157,6 +1175,8 @@ static const struct row rows[] = {
 	{ "qp_too_many_send_sge", ERRNO, EINVAL, qp_too_many_sge },
 	{ "qp_too_many_recv_sge", ERRNO, EINVAL, qp_too_many_recv_sge },
 	{ "qp_inline_too_large", ERRNO, EINVAL, qp_inline_too_large },
+	{ "qp_inline_one_too_many", ERRNO, EINVAL, qp_inline_one_too_many },
+	{ "qp_caps_at_the_limits", ERRNO, 0, qp_caps_at_the_limits },
 	{ "mr_remote_write_without_local_write", ERRNO, EINVAL, mr_remote_write_no_local },
 	{ "mr_remote_atomic_without_local_write", ERRNO, EINVAL, mr_remote_atomic_no_local },
 	{ "mr_unmapped_memory", ERRNO, EFAULT, mr_unmapped },
