@@ -410,6 +410,39 @@ static struct result qp_inline_too_large(void)
 	return qp_caps((struct ibv_qp_cap){ 1, 1, 1, 1, 1u << 20 });
 }
 
+/* A create flag sroce does not implement (rdma_rxe implements none). */
+static struct result qp_create_flag_unsupported(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { 1, 1, 1, 1, 0 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+	};
+	struct ibv_qp *qp;
+	int e = 0;
+
+	if (!pd || !cq) {
+		e = errno;
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return setup_failed("pd/cq", e);
+	}
+	qp = ibv_create_qp_ex(ctx, &ia);
+	if (qp)
+		ibv_destroy_qp(qp);
+	else
+		e = errno;
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
 /* ---- rows: memory registration ------------------------------------------ */
 
 static struct result reg(void *addr, size_t len, int access)
@@ -1157,6 +1190,7 @@ static const struct row rows[] = {
 	{ "qp_too_many_send_sge", ERRNO, EINVAL, qp_too_many_sge },
 	{ "qp_too_many_recv_sge", ERRNO, EINVAL, qp_too_many_recv_sge },
 	{ "qp_inline_too_large", ERRNO, EINVAL, qp_inline_too_large },
+	{ "qp_create_flag_unsupported", ERRNO, EOPNOTSUPP, qp_create_flag_unsupported },
 	{ "mr_remote_write_without_local_write", ERRNO, EINVAL, mr_remote_write_no_local },
 	{ "mr_remote_atomic_without_local_write", ERRNO, EINVAL, mr_remote_atomic_no_local },
 	{ "mr_unmapped_memory", ERRNO, EFAULT, mr_unmapped },
