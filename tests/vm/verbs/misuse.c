@@ -443,6 +443,62 @@ static struct result qp_create_flag_unsupported(void)
 	return got_errno(e);
 }
 
+/* ---- rows: SRQ resize --------------------------------------------------- */
+
+/*
+ * An SRQ of (at least) 4 WQEs with all its slots posted when @fill,
+ * resized to @max_wr (a function of the max_wr it got); the errno.
+ */
+static struct result srq_resize(bool fill, uint32_t (*max_wr)(uint32_t))
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_recv_wr wr = { .wr_id = 1 }, *bad;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_srq *srq = pd ? ibv_create_srq(pd, &sia) : NULL;
+	struct ibv_srq_attr sa = {};
+	uint32_t i;
+	int e = 0;
+
+	if (!srq) {
+		e = errno;
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return setup_failed("create_srq", e);
+	}
+	for (i = 0; fill && i < sia.attr.max_wr && !e; i++)
+		e = ibv_post_srq_recv(srq, &wr, &bad);
+	if (e) {
+		ibv_destroy_srq(srq);
+		ibv_dealloc_pd(pd);
+		return setup_failed("post_srq_recv", e);
+	}
+	sa.max_wr = max_wr(sia.attr.max_wr);
+	e = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	ibv_destroy_srq(srq);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static uint32_t one_less(uint32_t max_wr)
+{
+	return max_wr - 1;
+}
+
+static uint32_t above_device(uint32_t max_wr)
+{
+	return dattr.max_srq_wr + 1;
+}
+
+static struct result srq_resize_below_posted(void)
+{
+	return srq_resize(true, one_less);
+}
+
+static struct result srq_resize_above_max_srq_wr(void)
+{
+	return srq_resize(false, above_device);
+}
+
 /* ---- rows: memory registration ------------------------------------------ */
 
 static struct result reg(void *addr, size_t len, int access)
@@ -1191,6 +1247,8 @@ static const struct row rows[] = {
 	{ "qp_too_many_recv_sge", ERRNO, EINVAL, qp_too_many_recv_sge },
 	{ "qp_inline_too_large", ERRNO, EINVAL, qp_inline_too_large },
 	{ "qp_create_flag_unsupported", ERRNO, EOPNOTSUPP, qp_create_flag_unsupported },
+	{ "srq_resize_below_posted", ERRNO, EINVAL, srq_resize_below_posted },
+	{ "srq_resize_above_max_srq_wr", ERRNO, EINVAL, srq_resize_above_max_srq_wr },
 	{ "mr_remote_write_without_local_write", ERRNO, EINVAL, mr_remote_write_no_local },
 	{ "mr_remote_atomic_without_local_write", ERRNO, EINVAL, mr_remote_atomic_no_local },
 	{ "mr_unmapped_memory", ERRNO, EFAULT, mr_unmapped },
