@@ -73,7 +73,8 @@
 				 IB_DEVICE_RC_RNR_NAK_GEN |	\
 				 IB_DEVICE_MEM_WINDOW |	\
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |	\
-				 IB_DEVICE_MEM_MGT_EXTENSIONS)
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |	\
+				 IB_DEVICE_SRQ_RESIZE)
 
 /* IP TTL / hop limit for an AV whose GRH leaves it 0 (ah.c). */
 #define SROCE_DEFAULT_HOP_LIMIT		64

@@ -271,8 +271,9 @@ static inline u8 sroce_key_byte(void)
 }
 
 /*
- * No verb defines driver input: refuse any we could not parse (non-zero
- * bytes), and a response buffer too small for our @resp_len reply.
+ * No verb but modify_srq (srq.c) defines driver input: refuse any we
+ * could not parse (non-zero bytes), and a response buffer too small for
+ * our @resp_len reply.
  */
 static inline int sroce_udata_check(struct ib_udata *udata, size_t resp_len)
 {

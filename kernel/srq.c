@@ -16,9 +16,14 @@
  * first WQE taken that leaves fewer than @limit posted WQEs disarms it
  * and raises IB_EVENT_SRQ_LIMIT_REACHED.  Arming does not look at the
  * current count; the event comes with the next WQE taken.
+ *
+ * A resize (IB_SRQ_MAX_WR) replaces the ring under the lock, the WQEs
+ * posted and not yet taken moved to the same indices of the new one; the
+ * stride never changes, so neither does max_sge nor wqe_copy's size.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -50,6 +55,7 @@ static u32 sroce_srq_prod(const struct sroce_srq *srq)
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out)
 {
 	const struct sroce_recv_wqe_abi *a;
+	/* The stride is fixed at creation: no lock needed to read it. */
 	u32 room = srq->ring.stride - sizeof(*a);
 	enum ib_event_type ev = IB_EVENT_SRQ_ERR;
 	bool raise = false;
@@ -169,26 +175,122 @@ err_obj:
 }
 
 /*
- * Only the limit can change.  Resizing (IB_SRQ_MAX_WR) would move a ring
- * the provider has mapped and other QPs are reading: not supported.
+ * A resize of a user SRQ comes with struct sroce_modify_srq_cmd (the
+ * address of the response); nothing else defines driver input.  *@cmd
+ * is zeroed when there is none.
  */
+static int sroce_srq_cmd(struct ib_udata *udata,
+			 struct sroce_modify_srq_cmd *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	if (!udata || !udata->inlen)
+		return 0;
+	if (udata->inlen < sizeof(*cmd))
+		return -EINVAL;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EINVAL;
+	return ib_copy_from_udata(cmd, udata, sizeof(*cmd));
+}
+
+/*
+ * IB_SRQ_MAX_WR, and IB_SRQ_LIMIT with it if @mask has it.  The RX path
+ * takes WQEs under srq->lock in softirq, so the new ring is allocated
+ * (charged to the caller as at creation), exposed and described to the
+ * provider before the lock is taken; under it, the posted WQEs not yet
+ * taken are counted and copied, and the ring swapped, or nothing changes.
+ * The provider holds its post lock across the command: prod does not
+ * move, and it maps the new ring only if we return 0.  The old ring goes
+ * when nobody maps it any more (rings.c).
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, u64 resp_addr,
+			    struct ib_udata *udata)
+{
+	struct sroce_modify_srq_resp resp = {};
+	struct sroce_ring ring, old;
+	struct sroce_ucontext *uc;
+	u32 entries, limit, prod, n, i;
+	int err;
+
+	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR)
+		return -EINVAL;
+	/* A provider that cannot follow the ring would post into the old. */
+	if (srq->user && !resp_addr)
+		return -EOPNOTSUPP;
+	entries = roundup_pow_of_two(attr->max_wr);
+	if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > entries)
+		return -EINVAL;
+
+	err = sroce_ring_alloc(&ring, entries, srq->ring.stride, srq->user);
+	if (err)
+		return err;
+	if (srq->user) {
+		uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+					       ibuc);
+		err = sroce_ring_expose(&ring, &uc->ibuc, &resp.rq);
+		if (!err && copy_to_user(u64_to_user_ptr(resp_addr), &resp,
+					 sizeof(resp)))
+			err = -EFAULT;
+		if (err)
+			goto err_ring;
+	}
+
+	spin_lock_bh(&srq->lock);
+	limit = mask & IB_SRQ_LIMIT ? attr->srq_limit : srq->limit;
+	prod = sroce_srq_prod(srq);
+	n = prod - srq->cons;
+	/* Fewer slots than posted WQEs, an impossible prod, a limit above. */
+	if (n > attr->max_wr || n > srq->ring.entries || limit > entries) {
+		spin_unlock_bh(&srq->lock);
+		err = -EINVAL;
+		goto err_ring;
+	}
+	for (i = srq->cons; i != prod; i++)
+		memcpy(sroce_ring_elem(&ring, i),
+		       sroce_ring_elem(&srq->ring, i), ring.stride);
+	/* The provider adopts both indices when it maps the ring. */
+	ring.ctl->prod = prod;
+	ring.ctl->cons = srq->cons;
+	old = srq->ring;
+	srq->ring = ring;
+	srq->seen = prod;
+	srq->limit = limit;
+	spin_unlock_bh(&srq->lock);
+
+	sroce_ring_free(&old);
+	attr->max_wr = entries;
+	return 0;
+
+err_ring:
+	sroce_ring_free(&ring);
+	return err;
+}
+
 static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_modify_srq_cmd cmd;
+	u32 entries;
+	int err;
 
-	if (sroce_udata_check(udata, 0))
-		return -EINVAL;
+	err = sroce_srq_cmd(udata, &cmd);
+	if (err)
+		return err;
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
 	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
+		return sroce_srq_resize(srq, attr, mask, cmd.resp_addr, udata);
 	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > srq->ring.entries)
-			return -EINVAL;
 		spin_lock_bh(&srq->lock);
-		srq->limit = attr->srq_limit;
+		entries = srq->ring.entries;
+		if (attr->srq_limit <= entries)
+			srq->limit = attr->srq_limit;
 		spin_unlock_bh(&srq->lock);
+		if (attr->srq_limit > entries)
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -199,8 +301,8 @@ static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 	spin_lock_bh(&srq->lock);
 	attr->srq_limit = srq->limit;
-	spin_unlock_bh(&srq->lock);
 	attr->max_wr = srq->ring.entries;
+	spin_unlock_bh(&srq->lock);
 	attr->max_sge = srq->max_sge;
 	return 0;
 }

@@ -78,7 +78,16 @@ static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 		return EOPNOTSUPP;
 	}
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	/*
+	 * No create flag is implemented.  Zero is a valid request (the mask
+	 * bit only says the field is filled in); any flag is EOPNOTSUPP, as
+	 * rdma-core's rxe and siw answer it.
+	 */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~sroce_send_ops_supported(attr->qp_type)))
@@ -90,6 +99,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
 	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_qp_init_attr_ex cmd_attr;
 	struct ibv_create_qp cmd = {};
 	struct sroce_qp *qp;
 	int ret;
@@ -99,15 +109,24 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		errno = ret;
 		return NULL;
 	}
+	/*
+	 * ibv_cmd_create_qp_ex() refuses the CREATE_FLAGS bit (EINVAL) even
+	 * with no flag in it, and there is nothing to pass: the command gets
+	 * a copy without it.
+	 */
+	cmd_attr = *attr;
+	cmd_attr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
 
-	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
+	/* The command reports the caps in what it was given. */
+	attr->cap = cmd_attr.cap;
 
 	ret = sroce_qp_map(qp, ibctx->cmd_fd, &resp.drv, &attr->cap);
 	if (ret)

@@ -232,12 +232,20 @@ struct sroce_qp {
 /* srq.c: one ring in the RQ's format, shared by the QPs attached. */
 struct sroce_srq {
 	struct ibv_srq ibsrq;
-	struct sroce_wq rq;
+	struct sroce_wq rq;	/* rq.lock: posting, and a resize */
+	/* A resize could not map the kernel's new ring: the SRQ is lost. */
+	bool lost;
 };
 
 struct sroce_create_srq_resp_buf {
 	struct ib_uverbs_create_srq_resp ibv_resp;
 	struct sroce_create_srq_resp drv;
+};
+
+/* modify_srq with IBV_SRQ_MAX_WR: the core command, then our input. */
+struct sroce_modify_srq_cmd_buf {
+	struct ibv_modify_srq ibv_cmd;
+	struct sroce_modify_srq_cmd drv;
 };
 
 struct sroce_ah {

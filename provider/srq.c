@@ -5,8 +5,9 @@
  * An SRQ is one ring mapped from the kernel, in the RQ's format.
  * post_srq_recv writes receive WQEs into it and publishes prod; the
  * kernel's responder takes them for whichever attached QP a message
- * arrives on, so posting never enters the kernel.  Arming the limit is
- * ibv_modify_srq (a command); the event arrives on the async fd.
+ * arrives on, so posting never enters the kernel.  Arming the limit and
+ * resizing are ibv_modify_srq (a command); the event arrives on the
+ * async fd.
  */
 #include <config.h>
 
@@ -19,6 +20,9 @@
 static_assert(offsetof(struct sroce_create_srq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_srq_resp),
 	      "sroce udata must follow the core reply without padding");
+static_assert(offsetof(struct sroce_modify_srq_cmd_buf, drv) ==
+	      sizeof(struct ibv_modify_srq),
+	      "sroce udata must follow the core command without padding");
 
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr *attr)
@@ -59,13 +63,55 @@ err_free:
 	return NULL;
 }
 
-/* Only the limit can be set; resizing is refused by the kernel. */
+/*
+ * A resize (IBV_SRQ_MAX_WR) replaces the ring: the kernel copies the WQEs
+ * posted and not yet taken into a new one, at the same indices, and
+ * writes where to map it into @resp (uverbs has no response buffer for
+ * this verb; uapi/sroce-abi.h).  The post lock is held across the
+ * command, so that no WQE lands in the old ring after the kernel has
+ * read prod; once the command succeeded the new ring is mapped, its
+ * indices adopted, and the old one unmapped.  A limit alone is sent
+ * without our input, as it always was.
+ */
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	const size_t hdr = sizeof(struct sroce_recv_wqe_abi);
+	struct sroce_srq *srq = to_sroce_srq(ibsrq);
+	struct sroce_modify_srq_cmd_buf cmd = {};
+	struct sroce_modify_srq_resp resp = {};
+	struct sroce_uring old;
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+
+	cmd.drv.resp_addr = (uintptr_t)&resp;
+	pthread_spin_lock(&srq->rq.lock);
+	if (srq->lost) {
+		ret = EIO;
+		goto out;
+	}
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+
+	old = srq->rq.ring;
+	ret = sroce_ring_map(&srq->rq.ring, ibsrq->context->cmd_fd, &resp.rq,
+			     hdr + srq->rq.max_sge *
+				   sizeof(struct sroce_sge_abi), true);
+	if (ret) {
+		/* The kernel reads only the new ring now. */
+		srq->rq.ring = old;
+		srq->lost = true;
+		goto out;
+	}
+	sroce_ring_unmap(&old);
+out:
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -101,7 +147,12 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	int ret;
 
 	pthread_spin_lock(&rq->lock);
-	ret = sroce_wq_post_recv(rq, wr, bad_wr);
+	if (to_sroce_srq(ibsrq)->lost) {
+		*bad_wr = wr;
+		ret = EIO;
+	} else {
+		ret = sroce_wq_post_recv(rq, wr, bad_wr);
+	}
 	pthread_spin_unlock(&rq->lock);
 	return ret;
 }

@@ -212,6 +212,27 @@ struct sroce_create_srq_resp {
 	__u32 reserved;
 };
 
+/*
+ * modify_srq driver input, sent only with IBV_SRQ_MAX_WR.  A resize
+ * replaces the SRQ's ring: the WQEs posted and not yet taken move to the
+ * new one at the same indices, and the provider must map it and unmap
+ * the old.  uverbs gives modify_srq no response buffer, so the command
+ * names one in the caller's memory, @resp_addr, where the kernel writes
+ * struct sroce_modify_srq_resp before it answers.  The provider holds
+ * its post lock across the command, so prod stays where the kernel read
+ * it.  A resize of a user SRQ without this input is refused
+ * (EOPNOTSUPP), as it was before it existed: such a provider would keep
+ * posting into the old ring.  (Added in ABI 1 without a bump: older
+ * providers send no input and older kernels refuse the resize.)
+ */
+struct sroce_modify_srq_cmd {
+	__u64 resp_addr;	/* user address of sroce_modify_srq_resp */
+};
+
+struct sroce_modify_srq_resp {
+	struct sroce_ring_abi rq;	/* the new ring; stride unchanged */
+};
+
 /* create_ah response: the number a UD send WQE names the AH by. */
 struct sroce_create_ah_resp {
 	__u32 ah_num;

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * objects: the provider's object verbs against the real sroce.ko, one
- * process, no traffic: MR, CQ (legacy and extended, poll on an empty
- * ring, arm, resize, the refusals), AH, QP (RC, UC, UD, ibv_qp_ex; posts
- * refused in RESET, receives posted in INIT until the RQ is full), an
- * SRQ created and destroyed (srq.c tests it in depth).
+ * process: MR, CQ (legacy and extended, poll on an empty ring, arm,
+ * resize, the refusals), AH, QP (RC, UC, UD, ibv_qp_ex; posts refused in
+ * RESET, receives posted in INIT until the RQ is full), an SRQ created
+ * and destroyed (srq.c tests it in depth).  The only traffic: a pair of
+ * RC, UC and UD QPs made by ibv_create_qp_ex with
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS and no flag, connected to each other
+ * through the device's own GID, pass one SEND (every byte checked); a
+ * flag sroce does not implement is refused with EOPNOTSUPP.
  *
  *   objects DEV GID_INDEX
  *
  * Output: "PASS|FAIL <what>" lines, then "objects: N passed, M failed".
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +171,173 @@ static void qp_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK("destroy_cq for QPs", ibv_destroy_cq(cq) == 0);
 }
 
+/* RESET to RTS; RC and UC connected to @dqpn through @gid. */
+static int flags_up(struct ibv_qp *qp, uint32_t dqpn, int gidx,
+		    const union ibv_gid *gid)
+{
+	enum ibv_qp_type t = qp->qp_type;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111,
+	};
+	int ret, mask;
+
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | (t == IBV_QPT_UD ? IBV_QP_QKEY :
+					   IBV_QP_ACCESS_FLAGS));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	mask = IBV_QP_STATE;
+	if (t != IBV_QPT_UD) {
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dqpn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.grh.dgid = *gid;
+		a.ah_attr.grh.sgid_index = gidx;
+		a.ah_attr.grh.hop_limit = 64;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+	}
+	if (t == IBV_QPT_RC) {
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	ret = ret ?: ibv_modify_qp(qp, &a, mask);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (t == IBV_QPT_RC) {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	return ret ?: ibv_modify_qp(qp, &a, mask);
+}
+
+/*
+ * One SEND of 64 bytes from @a to @b (UD: through @ah, 40 bytes of GRH
+ * first); true if both complete and every byte arrived.
+ */
+static bool flags_send(struct ibv_cq *cq, struct ibv_mr *mr,
+		       struct ibv_qp *a, struct ibv_qp *b, struct ibv_ah *ah,
+		       uint8_t fill)
+{
+	uint8_t *src = mr->addr, *dst = (uint8_t *)mr->addr + 1024;
+	uint32_t grh = b->qp_type == IBV_QPT_UD ? 40 : 0;
+	struct ibv_sge ss = { (uintptr_t)src, 64, mr->lkey };
+	struct ibv_sge rs = { (uintptr_t)dst, grh + 64, mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &rs, .num_sge = 1 };
+	struct ibv_send_wr swr = {
+		.wr_id = 8, .sg_list = &ss, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *sbad;
+	struct ibv_wc wc[2];
+	long spins = 0;
+	int got = 0, n, i;
+	bool ok = true;
+
+	memset(src, fill, 64);
+	memset(dst, 0, grh + 64);
+	if (b->qp_type == IBV_QPT_UD) {
+		swr.wr.ud.ah = ah;
+		swr.wr.ud.remote_qpn = b->qp_num;
+		swr.wr.ud.remote_qkey = 0x11111111;
+	}
+	if (ibv_post_recv(b, &rwr, &rbad) || ibv_post_send(a, &swr, &sbad))
+		return false;
+	while (got < 2 && spins++ < 200000000L) {
+		n = ibv_poll_cq(cq, 2 - got, wc + got);
+		if (n < 0)
+			return false;
+		got += n;
+	}
+	if (got != 2)
+		return false;
+	for (i = 0; i < 2; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS)
+			ok = false;
+		if (wc[i].opcode == IBV_WC_RECV &&
+		    (wc[i].wr_id != 7 || wc[i].byte_len != grh + 64 ||
+		     wc[i].qp_num != b->qp_num))
+			ok = false;
+	}
+	for (i = 0; i < 64; i++)
+		if (dst[grh + i] != fill)
+			ok = false;
+	return ok;
+}
+
+/*
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS with create_flags 0 is an ordinary QP,
+ * for each type; a flag sroce does not implement is EOPNOTSUPP.
+ */
+static void create_flags_tests(struct ibv_context *ctx, struct ibv_pd *pd,
+			       struct ibv_mr *mr, struct ibv_ah *ah, int gidx)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD
+	};
+	struct ibv_qp_init_attr_ex ia = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+	};
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_cq *cq;
+	char what[96];
+	unsigned int i;
+
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK("create_cq for create_flags", cq &&
+	      !ibv_query_gid(ctx, 1, gidx, &gid));
+	if (!cq)
+		return;
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		ia.qp_type = types[i];
+		ia.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+		errno = 0;
+		a = ibv_create_qp_ex(ctx, &ia);
+		snprintf(what, sizeof(what),
+			 "create_qp_ex type %d, unsupported flag: EOPNOTSUPP",
+			 types[i]);
+		CHECK(what, !a && errno == EOPNOTSUPP);
+		if (a)
+			ibv_destroy_qp(a);
+
+		ia.create_flags = 0;
+		a = ibv_create_qp_ex(ctx, &ia);
+		b = a ? ibv_create_qp_ex(ctx, &ia) : NULL;
+		snprintf(what, sizeof(what),
+			 "create_qp_ex type %d, create_flags 0", types[i]);
+		CHECK(what, a && b);
+		if (!a || !b) {
+			if (a)
+				ibv_destroy_qp(a);
+			continue;
+		}
+		snprintf(what, sizeof(what), "type %d to RTS", types[i]);
+		CHECK(what, !flags_up(a, b->qp_num, gidx, &gid) &&
+		      !flags_up(b, a->qp_num, gidx, &gid));
+		snprintf(what, sizeof(what), "type %d SEND, every byte",
+			 types[i]);
+		CHECK(what, flags_send(cq, mr, a, b, ah, 0x30 + i));
+		CHECK("destroy the pair", !ibv_destroy_qp(a) &&
+		      !ibv_destroy_qp(b));
+	}
+	CHECK("destroy_cq for create_flags", !ibv_destroy_cq(cq));
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
@@ -198,8 +371,10 @@ int main(int argc, char **argv)
 	ah = ibv_create_ah(pd, &aa);
 	CHECK("create_ah", ah);
 
-	if (mr && ah)
+	if (mr && ah) {
 		qp_tests(ctx, pd, mr, ah);
+		create_flags_tests(ctx, pd, mr, ah, aa.grh.sgid_index);
+	}
 
 	if (ah)
 		CHECK("destroy_ah", ibv_destroy_ah(ah) == 0);

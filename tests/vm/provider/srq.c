@@ -6,7 +6,7 @@
  *   srq DEV GID_INDEX
  *
  * Checks: create/query (the caps honoured, srq_limit 0), modify refusals
- * (a limit above max_wr; resizing, EOPNOTSUPP), two RC QPs on one SRQ
+ * (a limit above max_wr), two RC QPs on one SRQ
  * taking its WQEs in posting order with the payloads intact, the limit
  * event (not while the count stays at the limit; once when it drops below
  * it; the limit reads 0 afterwards and does not fire again), a UD QP on
@@ -14,7 +14,12 @@
  * refused while a QP is attached, IBV_EVENT_QP_LAST_WQE_REACHED when
  * a QP on an SRQ goes to ERR, and the lkeys of an SRQ's WQEs checked
  * against the SRQ's PD, not the QP's (a UD QP in one PD on an SRQ of
- * another).  Output ends with "srq: N passed, M failed".
+ * another), and resizing (IBV_SRQ_MAX_WR): refused with EINVAL below the
+ * WQEs posted, above max_srq_wr, or under a limit it would leave above
+ * max_wr, the SRQ unchanged; grown while full, with the limit armed in
+ * the same call, the WQEs posted before and after all received in order
+ * with every byte checked, the limit event on the new ring; shrunk when
+ * empty.  Output ends with "srq: N passed, M failed".
  */
 #include <errno.h>
 #include <poll.h>
@@ -236,12 +241,9 @@ static void rc_phase(void)
 		return;
 	CHECK("query_srq", !ibv_query_srq(srq, &sa) && sa.max_wr >= 16 &&
 	      sa.max_sge >= 1 && sa.srq_limit == 0);
-	sa.max_wr = 1024;
-	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
-	CHECK("modify_srq max_wr refused (EOPNOTSUPP)", ret == EOPNOTSUPP);
 	sa.srq_limit = 100000;
-	CHECK("modify_srq limit > max_wr refused",
-	      ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) == EINVAL);
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
+	CHECK("modify_srq limit > max_wr refused", ret == EINVAL);
 
 	s1 = rc_qp(srq);
 	s2 = rc_qp(srq);
@@ -300,6 +302,103 @@ static void rc_phase(void)
 	CHECK("destroy QPs", !ibv_destroy_qp(s1) && !ibv_destroy_qp(s2) &&
 	      !ibv_destroy_qp(c1) && !ibv_destroy_qp(c2));
 	CHECK("destroy_srq", !ibv_destroy_srq(srq));
+}
+
+/* max_wr and srq_limit as query_srq reads them, or false. */
+static bool srq_is(struct ibv_srq *srq, uint32_t max_wr, uint32_t limit)
+{
+	struct ibv_srq_attr sa;
+
+	return !ibv_query_srq(srq, &sa) && sa.max_wr == max_wr &&
+	       sa.srq_limit == limit;
+}
+
+/*
+ * Resizing.  An SRQ of 8 WQEs is filled; the refusals leave it as it was
+ * (still full, same max_wr); then it grows to 32 with the limit armed in
+ * the same call, takes 16 WQEs more, and 24 SENDs land in all 24 in
+ * posting order, the 8 posted into the old ring first, every byte of
+ * every receive checked against its own fill byte (the receive slots are
+ * zeroed first, so nothing passes by being left over).
+ */
+static void resize_phase(void)
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 8,
+						   .max_sge = 1 } };
+	struct ibv_device_attr da;
+	struct ibv_srq_attr sa = {};
+	struct ibv_qp *s, *c;
+	struct ibv_srq *srq;
+	uint64_t next = 0;
+	void *elem = NULL;
+	int i, ev, ret;
+
+	memset(buf + 32 * MSG, 0, 32 * MSG);
+	srq = ibv_create_srq(pd, &sia);
+	CHECK("resize: create_srq 8", srq && srq_is(srq, 8, 0));
+	if (!srq)
+		return;
+	s = rc_qp(srq);
+	c = rc_qp(NULL);
+	CHECK("resize: QPs", s && c && !connect_rc(s, c->qp_num) &&
+	      !connect_rc(c, s->qp_num));
+	if (!s || !c)
+		return;
+	for (i = 0; i < 8; i++)
+		if (post_srq(srq, i, 32 + i, MSG))
+			break;
+	CHECK("resize: post 8, full", i == 8 &&
+	      post_srq(srq, 99, 63, MSG) == ENOMEM);
+
+	sa.max_wr = 7;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	CHECK("resize below the WQEs posted refused (EINVAL)", ret == EINVAL);
+	CHECK("ibv_query_device", !ibv_query_device(ctx, &da));
+	sa.max_wr = da.max_srq_wr + 1;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	CHECK("resize above max_srq_wr refused (EINVAL)", ret == EINVAL);
+	sa.max_wr = 0;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	CHECK("resize to 0 refused (EINVAL)", ret == EINVAL);
+	sa.max_wr = 16;
+	sa.srq_limit = 17;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
+	CHECK("resize with a limit above the new max_wr refused (EINVAL)",
+	      ret == EINVAL);
+	CHECK("refusals changed nothing", srq_is(srq, 8, 0) &&
+	      post_srq(srq, 99, 63, MSG) == ENOMEM);
+
+	/* Grown while full, the limit armed in the same call. */
+	sa.max_wr = 24;
+	sa.srq_limit = 2;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
+	CHECK("resize 8 -> 24 (32) with limit 2", !ret &&
+	      srq_is(srq, 32, 2));
+	for (i = 8; i < 24; i++)
+		if (post_srq(srq, i, 32 + i, MSG))
+			break;
+	CHECK("post 16 more into the new ring", i == 24);
+	for (i = 0; i < 3; i++)
+		if (!exchange(c, s, 8, &next))
+			break;
+	CHECK("24 SENDs into the old WQEs and the new, in order, every byte",
+	      i == 3 && next == 24);
+	ev = next_event(3000, &elem);
+	CHECK("IBV_EVENT_SRQ_LIMIT_REACHED on the new ring",
+	      ev == IBV_EVENT_SRQ_LIMIT_REACHED && elem == srq &&
+	      srq_is(srq, 32, 0));
+
+	/* Empty now: shrinking is a resize too. */
+	sa.max_wr = 2;
+	ret = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	CHECK("resize 32 -> 2 when empty", !ret && srq_is(srq, 2, 0));
+	memset(buf + 56 * MSG, 0, 2 * MSG);
+	CHECK("post 2, full at 2", !post_srq(srq, 24, 56, MSG) &&
+	      !post_srq(srq, 25, 57, MSG) &&
+	      post_srq(srq, 99, 63, MSG) == ENOMEM);
+	CHECK("2 SENDs into the shrunk ring", exchange(c, s, 2, &next));
+	CHECK("resize teardown", !ibv_destroy_qp(s) && !ibv_destroy_qp(c) &&
+	      !ibv_destroy_srq(srq));
 }
 
 /* A UD QP of this test from RESET to RTS: 0 or the errno. */
@@ -478,6 +577,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc_phase();
+	resize_phase();
 	ud_phase();
 	pd_phase();
 	CHECK("teardown", !ibv_dereg_mr(mr) && !ibv_destroy_cq(cq) &&

@@ -428,6 +428,95 @@ static struct result qp_caps_at_the_limits(void)
 					    DEV_MAX_INLINE });
 }
 
+/* A create flag sroce does not implement (rdma_rxe implements none). */
+static struct result qp_create_flag_unsupported(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { 1, 1, 1, 1, 0 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+	};
+	struct ibv_qp *qp;
+	int e = 0;
+
+	if (!pd || !cq) {
+		e = errno;
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return setup_failed("pd/cq", e);
+	}
+	qp = ibv_create_qp_ex(ctx, &ia);
+	if (qp)
+		ibv_destroy_qp(qp);
+	else
+		e = errno;
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+/* ---- rows: SRQ resize --------------------------------------------------- */
+
+/*
+ * An SRQ of (at least) 4 WQEs with all its slots posted when @fill,
+ * resized to @max_wr (a function of the max_wr it got); the errno.
+ */
+static struct result srq_resize(bool fill, uint32_t (*max_wr)(uint32_t))
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_recv_wr wr = { .wr_id = 1 }, *bad;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_srq *srq = pd ? ibv_create_srq(pd, &sia) : NULL;
+	struct ibv_srq_attr sa = {};
+	uint32_t i;
+	int e = 0;
+
+	if (!srq) {
+		e = errno;
+		if (pd)
+			ibv_dealloc_pd(pd);
+		return setup_failed("create_srq", e);
+	}
+	for (i = 0; fill && i < sia.attr.max_wr && !e; i++)
+		e = ibv_post_srq_recv(srq, &wr, &bad);
+	if (e) {
+		ibv_destroy_srq(srq);
+		ibv_dealloc_pd(pd);
+		return setup_failed("post_srq_recv", e);
+	}
+	sa.max_wr = max_wr(sia.attr.max_wr);
+	e = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	ibv_destroy_srq(srq);
+	ibv_dealloc_pd(pd);
+	return got_errno(e);
+}
+
+static uint32_t one_less(uint32_t max_wr)
+{
+	return max_wr - 1;
+}
+
+static uint32_t above_device(uint32_t max_wr)
+{
+	return dattr.max_srq_wr + 1;
+}
+
+static struct result srq_resize_below_posted(void)
+{
+	return srq_resize(true, one_less);
+}
+
+static struct result srq_resize_above_max_srq_wr(void)
+{
+	return srq_resize(false, above_device);
+}
+
 /* ---- rows: memory registration ------------------------------------------ */
 
 static struct result reg(void *addr, size_t len, int access)
@@ -1177,6 +1266,9 @@ static const struct row rows[] = {
 	{ "qp_inline_too_large", ERRNO, EINVAL, qp_inline_too_large },
 	{ "qp_inline_one_too_many", ERRNO, EINVAL, qp_inline_one_too_many },
 	{ "qp_caps_at_the_limits", ERRNO, 0, qp_caps_at_the_limits },
+	{ "qp_create_flag_unsupported", ERRNO, EOPNOTSUPP, qp_create_flag_unsupported },
+	{ "srq_resize_below_posted", ERRNO, EINVAL, srq_resize_below_posted },
+	{ "srq_resize_above_max_srq_wr", ERRNO, EINVAL, srq_resize_above_max_srq_wr },
 	{ "mr_remote_write_without_local_write", ERRNO, EINVAL, mr_remote_write_no_local },
 	{ "mr_remote_atomic_without_local_write", ERRNO, EINVAL, mr_remote_atomic_no_local },
 	{ "mr_unmapped_memory", ERRNO, EFAULT, mr_unmapped },
