@@ -7,12 +7,11 @@
  * handle of the PD it contains, so every command made with it (reg_mr,
  * create_qp, create_ah, alloc_mw) acts on that PD.  What it adds lives
  * here only: a thread domain, whose promise that one thread at a time
- * uses the QPs and CQs made with it lets them go without their locks,
- * and the caller's allocators and pd_context.
+ * uses the QPs and CQs made with it lets them go without their locks.
  *
  * sroce's queues are kernel memory mapped into the process (ring.c); the
  * provider allocates no buffer a custom allocator could place, so the
- * allocators are kept (and reported by nothing) but never called.
+ * caller's allocators and pd_context are accepted and not kept.
  */
 #include <config.h>
 
@@ -130,12 +129,6 @@ sroce_alloc_parent_domain(struct ibv_context *ibctx,
 		parent->td = to_sroce_td(attr->td);
 		atomic_fetch_add(&parent->td->refs, 1);
 	}
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
-		parent->alloc = attr->alloc;
-		parent->free = attr->free;
-	}
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
-		parent->pd_context = attr->pd_context;
 	return &parent->ibv_pd;
 }
 

@@ -133,8 +133,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		goto err_destroy;
 
 	/* A thread domain's promise: one thread at a time, no locks. */
-	qp->pd = attr->pd;
-	qp->sq.lockless = sroce_pd_hold(qp->pd);
+	qp->sq.lockless = sroce_pd_hold(qp->vqp.qp.pd);
 	qp->rq.lockless = qp->sq.lockless;
 
 	/* What the rings can really take is what the caller gets told. */
@@ -215,7 +214,7 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	sroce_pd_release(qp->pd);
+	sroce_pd_release(qp->vqp.qp.pd);
 	sroce_ring_unmap(&qp->rq.ring);
 	sroce_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);

@@ -120,11 +120,6 @@ struct sroce_pd {
 	atomic_int refs;
 	struct sroce_pd *parent_of;	/* the PD a parent domain contains */
 	struct sroce_td *td;
-	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
-		       size_t alignment, uint64_t resource_type);
-	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
-		     uint64_t resource_type);
-	void *pd_context;
 };
 
 static inline struct sroce_pd *to_sroce_pd(struct ibv_pd *pd)
@@ -215,8 +210,7 @@ static inline void sroce_wq_unlock(struct sroce_wq *wq)
 }
 
 struct sroce_qp {
-	struct verbs_qp vqp;
-	struct ibv_pd *pd;	/* as created: maybe a parent domain */
+	struct verbs_qp vqp;	/* vqp.qp.pd as created: maybe a parent domain */
 	struct sroce_wq sq;
 	struct sroce_wq rq;	/* ring.buf == NULL: no RQ */
 	/*

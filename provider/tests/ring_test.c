@@ -518,13 +518,16 @@ static void test_parent_domain(void)
 	CHECK(!sroce_alloc_parent_domain(&fake_ctx, &pa) && errno == EINVAL);
 	pa.pd = pd;
 	pa.td = td;
-	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT |
+		       IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
 	pa.pd_context = &pa;
+	pa.alloc = IBV_ALLOCATOR_USE_DEFAULT;
+	pa.free = IBV_ALLOCATOR_USE_DEFAULT;
 	par = sroce_alloc_parent_domain(&fake_ctx, &pa);
 	CHECK(par && par->handle == pd->handle && par->context == &fake_ctx);
 	if (!par)
 		return;
-	CHECK(to_sroce_pd(par)->pd_context == &pa);
+	CHECK(to_sroce_pd(par)->parent_of == to_sroce_pd(pd));
 	pa.pd = par;
 	CHECK(!sroce_alloc_parent_domain(&fake_ctx, &pa) && errno == EINVAL);
 	pa.pd = pd;
