@@ -228,6 +228,17 @@ ib_device_get_by_name(const char *name, enum rdma_driver_id driver_id)
 }
 #endif
 
+/*
+ * 6.17 or so lets a driver give its device a namespace at birth (used in
+ * ib_core's exclusive mode); before, every device is born in init_net.
+ */
+#ifdef ib_alloc_device_with_net
+#define sroce_ib_alloc_device(drv, member, net) \
+	ib_alloc_device_with_net(drv, member, net)
+#else
+#define sroce_ib_alloc_device(drv, member, net) ib_alloc_device(drv, member)
+#endif
+
 /* 6.17 or so passes reg_user_mr a DMA handle: NULL, sroce has no alloc_dmah. */
 #ifdef SROCE_HAVE_IB_DMAH
 #define SROCE_DMAH_ARG		struct ib_dmah *dmah,

@@ -385,18 +385,21 @@ static __be64 sroce_guid_from_mac(const u8 *mac)
 /*
  * Allocate a device bound to @ndev.  From here on the device owns a
  * reference on @ndev that sroce_dealloc_driver() drops, so the caller
- * undoes a failure with ib_dealloc_device() alone.
+ * undoes a failure with ib_dealloc_device() alone.  In ib_core's
+ * exclusive namespace mode the device is born in @ndev's namespace where
+ * the kernel can say so (compat.h), else in init_net.
  */
 struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 	int i;
 
-	sdev = ib_alloc_device(sroce_dev, ibdev);
+	sdev = sroce_ib_alloc_device(sroce_dev, ibdev, dev_net(ndev));
 	if (!sdev)
 		return ERR_PTR(-ENOMEM);
 
 	sdev->ndev = ndev;
+	sdev->net = dev_net(ndev);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->txdev = sroce_txdev_alloc();
 	if (!sdev->txdev) {

@@ -66,7 +66,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * Open the sockets (or take a reference) now, so that a busy port
 	 * fails the link add; the device's own reference is the client's.
 	 */
-	err = sroce_net_sock_get();
+	err = sroce_net_sock_get(dev_net(ndev));
 	if (err) {
 		pr_err("%s: no UDP port %u for RoCEv2: %d\n", ibdev_name,
 		       SROCE_UDP_PORT, err);
@@ -91,7 +91,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		pr_info("%s: added on %s\n", ibdev_name, netdev_name(ndev));
 	}
 out_put:
-	sroce_net_sock_put();
+	sroce_net_sock_put(dev_net(ndev));
 out:
 	mutex_unlock(&sroce_link_lock);
 	return err;
@@ -100,13 +100,19 @@ out:
 /* Only our own devices get client data, hence a remove call. */
 static int sroce_client_add(struct ib_device *ibdev)
 {
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
 	if (ibdev->ops.driver_id != SROCE_DRIVER_ID)
 		return -EOPNOTSUPP;
-	return sroce_net_sock_get();
+	/* Back from a namespace move (rdma dev set netns): in use again. */
+	WRITE_ONCE(sdev->removing, false);
+	return sroce_net_sock_get(sdev->net);
 }
 
 /*
- * The device is unregistering: net.c's RX lookup can no longer find it.
+ * The device is unregistering, or moving to another namespace (ib_core
+ * then removes and re-adds every client): net.c's RX lookup can no
+ * longer find it.
  * ib_uverbs is loaded before our client registers (sroce_init()), so our
  * client is removed before uverbs': processes still hold their QPs, and
  * destroy_qp learns from @removing that they are being taken away.
@@ -114,7 +120,7 @@ static int sroce_client_add(struct ib_device *ibdev)
 static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
 {
 	WRITE_ONCE(to_sdev(ibdev)->removing, true);
-	sroce_net_sock_put();
+	sroce_net_sock_put(to_sdev(ibdev)->net);
 }
 
 static struct ib_client sroce_client = {
@@ -186,9 +192,12 @@ static int __init sroce_init(void)
 	 * has objects, so a failure here is harmless.
 	 */
 	request_module("ib_uverbs");
-	err = ib_register_client(&sroce_client);
+	err = sroce_sock_module_init();
 	if (err)
 		goto err_qp;
+	err = ib_register_client(&sroce_client);
+	if (err)
+		goto err_sock;
 	err = register_netdevice_notifier(&sroce_netdev_nb);
 	if (err)
 		goto err_client;
@@ -197,6 +206,8 @@ static int __init sroce_init(void)
 
 err_client:
 	ib_unregister_client(&sroce_client);
+err_sock:
+	sroce_sock_module_exit();
 err_qp:
 	sroce_kqp_module_exit();
 err_mr:
@@ -214,6 +225,7 @@ static void __exit sroce_exit(void)
 	/* Every device is gone, so every socket reference was dropped. */
 	ib_unregister_client(&sroce_client);
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_sock_module_exit();
 	sroce_tx_room_exit();
 	sroce_kqp_module_exit();
 	sroce_mr_module_exit();

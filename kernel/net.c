@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RoCEv2 on the wire: the UDP tunnel sockets on port 4791, the receive
- * path (device lookup, ICRC, parse, hand-off to the QP) and the transmit
+ * RoCEv2 on the wire: the receive path from the UDP 4791 sockets (sock.c)
+ * (device lookup, ICRC, parse, hand-off to the QP) and the transmit
  * path (route, skb build with the payload copied or attached as page
  * fragments and the ICRC computed over it, IP output).
  * Documentation/net.rst explains every wire choice.
@@ -13,7 +13,6 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/mutex.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
@@ -34,19 +33,6 @@
 #define SROCE_UDP_HLEN		sizeof(struct udphdr)
 #define SROCE_IPV4_HLEN		sizeof(struct iphdr)
 #define SROCE_IPV6_HLEN		sizeof(struct ipv6hdr)
-/* Any non-zero encap_type marks the socket as a tunnel; rxe uses 1 too. */
-#define SROCE_ENCAP_TYPE	1
-
-/*
- * One IPv4 and one IPv6 socket on port 4791 in init_net serve every
- * device.  They exist while at least one device does (see
- * sroce_net_sock_get()), so that loading the module never fights
- * rdma_rxe for the port.
- */
-static DEFINE_MUTEX(sroce_sock_lock);
-static unsigned int sroce_sock_users;	/* under sroce_sock_lock */
-static struct socket *sroce_sock4;
-static struct socket *sroce_sock6;	/* NULL if IPv6 is disabled */
 
 /* ---- Receive ---- */
 
@@ -193,8 +179,11 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	return why;
 }
 
-/* encap_rcv: every datagram to port 4791 lands here, in softirq. */
-static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+/*
+ * encap_rcv of every namespace's sockets (sock.c): each datagram to port
+ * 4791 lands here, in softirq.  The netdev it came in on names the device.
+ */
+int sroce_net_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	bool v6 = skb->protocol == htons(ETH_P_IPV6);
 	struct ib_device *ibdev;
@@ -709,101 +698,4 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 	return 0;
-}
-
-/* ---- Sockets ---- */
-
-static struct socket *sroce_sock_open(struct net *net, bool v6)
-{
-	struct udp_tunnel_sock_cfg tcfg = {
-		.encap_type = SROCE_ENCAP_TYPE,
-		.encap_rcv = sroce_udp_encap_recv,
-	};
-	struct udp_port_cfg cfg = {
-		.local_udp_port = htons(SROCE_UDP_PORT),
-	};
-	struct socket *sock;
-	int err;
-
-	if (v6) {
-		cfg.family = AF_INET6;
-		cfg.local_ip6 = in6addr_any;
-		/* The IPv4 socket has the port's IPv4 side. */
-		cfg.ipv6_v6only = 1;
-		/* rdma_rxe sends zero IPv6 UDP checksums: accept them. */
-		cfg.use_udp6_rx_checksums = 0;
-	} else {
-		cfg.family = AF_INET;
-		cfg.local_ip.s_addr = htonl(INADDR_ANY);
-	}
-	err = udp_sock_create(net, &cfg, &sock);
-	if (err)
-		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock->sk, &tcfg);
-	return sock;
-}
-
-/*
- * Take a reference on the sockets, opening them for the first device.
- * Fails with -EADDRINUSE while another owner (rdma_rxe, say) holds the
- * port, and then no device can be added.
- */
-int sroce_net_sock_get(void)
-{
-	struct socket *s4, *s6;
-	int err = 0;
-
-	mutex_lock(&sroce_sock_lock);
-	if (sroce_sock_users++)
-		goto out;
-
-	s4 = sroce_sock_open(&init_net, false);
-	if (IS_ERR(s4)) {
-		err = PTR_ERR(s4);
-		pr_err("cannot open UDP port %u (IPv4): %d%s\n",
-		       SROCE_UDP_PORT, err, err == -EADDRINUSE ?
-		       " (is rdma_rxe loaded?)" : "");
-		goto fail;
-	}
-	s6 = NULL;
-	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled()) {
-		s6 = sroce_sock_open(&init_net, true);
-		if (IS_ERR(s6)) {
-			err = PTR_ERR(s6);
-			pr_err("cannot open UDP port %u (IPv6): %d\n",
-			       SROCE_UDP_PORT, err);
-			udp_tunnel_sock_release(s4->sk);
-			goto fail;
-		}
-	}
-	sroce_sock4 = s4;
-	sroce_sock6 = s6;
-	goto out;
-fail:
-	sroce_sock_users--;
-out:
-	mutex_unlock(&sroce_sock_lock);
-	return err;
-}
-
-/* Drop a reference; the last one closes the sockets. */
-void sroce_net_sock_put(void)
-{
-	struct socket *s4, *s6;
-
-	mutex_lock(&sroce_sock_lock);
-	if (WARN_ON_ONCE(!sroce_sock_users) || --sroce_sock_users) {
-		mutex_unlock(&sroce_sock_lock);
-		return;
-	}
-	s4 = sroce_sock4;
-	s6 = sroce_sock6;
-	sroce_sock4 = NULL;
-	sroce_sock6 = NULL;
-	if (s6)
-		udp_tunnel_sock_release(s6->sk);
-	udp_tunnel_sock_release(s4->sk);
-	mutex_unlock(&sroce_sock_lock);
-	/* Let encap_rcv calls still running on the old sockets finish. */
-	synchronize_net();
 }

@@ -69,6 +69,11 @@ struct sroce_dev {
 	/* Held from newlink to dealloc_driver; never changes. */
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
+	/*
+	 * @ndev's namespace at newlink, whose sockets (sock.c) the device
+	 * holds.  No reference: the namespace's exit waits for the device.
+	 */
+	struct net		*net;
 	/* Last port state reported through ib_dispatch_event. */
 	enum ib_port_state	port_state;
 	spinlock_t		port_lock;	/* serialises port_state */
@@ -545,9 +550,12 @@ struct sroce_rx {
 	u8		grh[SROCE_GRH_LEN];
 };
 
-/* The UDP tunnel sockets, shared by all devices; main.c refcounts them. */
-int sroce_net_sock_get(void);
-void sroce_net_sock_put(void);
+/* sock.c: each namespace's UDP 4791 sockets; main.c refcounts them. */
+int sroce_net_sock_get(struct net *net);
+void sroce_net_sock_put(struct net *net);
+int sroce_sock_module_init(void);
+void sroce_sock_module_exit(void);
+int sroce_net_encap_recv(struct sock *sk, struct sk_buff *skb);
 /*
  * Copy @len bytes from @payload_off into the packet's IB payload to @dst
  * at @dst_off (the core's copy_in op reads the GRH image itself).
