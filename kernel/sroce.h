@@ -422,6 +422,7 @@ void sroce_addr_to_gid(u8 family, const union sroce_addr *addr, u8 *gid);
 struct sroce_srq {
 	struct ib_srq		ibsrq;
 	spinlock_t		lock;	/* consumers (QPs), kernel posts, limit */
+	struct mutex		resize_lock;	/* one resize at a time */
 	struct sroce_ring	ring;
 	u32			cons;	/* our consumer index */
 	u32			seen;	/* prod as last read */

@@ -18,10 +18,12 @@
  * current count; the event comes with the next WQE taken.
  *
  * A resize (IB_SRQ_MAX_WR) replaces the ring under the lock, the WQEs
- * posted and not yet taken moved to the same indices of the new one; the
- * stride never changes, so neither does max_sge nor wqe_copy's size.
+ * posted and not yet taken copied (mostly before it) to the same indices
+ * of the new one; the stride never changes, so neither does max_sge nor
+ * wqe_copy's size.
  */
 #include <linux/log2.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
@@ -140,6 +142,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 		return err;
 
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->resize_lock);
 	srq->user = !!udata;
 	entries = roundup_pow_of_two(max(init->attr.max_wr, 1u));
 	stride = sroce_ring_rq_stride(max(init->attr.max_sge, 1u));
@@ -194,15 +197,29 @@ static int sroce_srq_cmd(struct ib_udata *udata,
 	return ib_copy_from_udata(cmd, udata, sizeof(*cmd));
 }
 
+/* Copy the WQEs [@from, @to) of @srq's ring to the same indices of @ring. */
+static void sroce_srq_copy(struct sroce_ring *ring, struct sroce_srq *srq,
+			   u32 from, u32 to)
+{
+	u32 i;
+
+	for (i = from; (s32)(to - i) > 0; i++)
+		memcpy(sroce_ring_elem(ring, i), sroce_ring_elem(&srq->ring, i),
+		       ring->stride);
+}
+
 /*
  * IB_SRQ_MAX_WR, and IB_SRQ_LIMIT with it if @mask has it.  The RX path
  * takes WQEs under srq->lock in softirq, so the new ring is allocated
  * (charged to the caller as at creation), exposed and described to the
- * provider before the lock is taken; under it, the posted WQEs not yet
- * taken are counted and copied, and the ring swapped, or nothing changes.
- * The provider holds its post lock across the command: prod does not
- * move, and it maps the new ring only if we return 0.  The old ring goes
- * when nobody maps it any more (rings.c).
+ * provider, and the posted WQEs copied (a full ring of 32-SGE WQEs is
+ * megabytes), before the lock is taken.  Under it, what was taken
+ * meanwhile needs nothing, what was posted meanwhile (a kernel consumer's
+ * post) is copied, the count checked and the ring swapped, or nothing
+ * changes.  The provider holds its post lock across the command: prod
+ * does not move, and it maps the new ring only if we return 0.  The old
+ * ring goes when nobody maps it any more (rings.c); resize_lock keeps it
+ * until this copy is done.
  */
 static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 			    enum ib_srq_attr_mask mask, u64 resp_addr,
@@ -211,7 +228,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 	struct sroce_modify_srq_resp resp = {};
 	struct sroce_ring ring, old;
 	struct sroce_ucontext *uc;
-	u32 entries, limit, prod, n, i;
+	u32 entries, limit, prod, n, from, to;
 	int err;
 
 	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR)
@@ -223,9 +240,10 @@ static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 	if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > entries)
 		return -EINVAL;
 
+	mutex_lock(&srq->resize_lock);
 	err = sroce_ring_alloc(&ring, entries, srq->ring.stride, srq->user);
 	if (err)
-		return err;
+		goto out;
 	if (srq->user) {
 		uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
 					       ibuc);
@@ -238,6 +256,15 @@ static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 	}
 
 	spin_lock_bh(&srq->lock);
+	from = srq->cons;
+	to = sroce_srq_prod(srq);
+	spin_unlock_bh(&srq->lock);
+	/* More than either ring holds: the check under the lock decides. */
+	if (to - from > min(entries, srq->ring.entries))
+		to = from;
+	sroce_srq_copy(&ring, srq, from, to);
+
+	spin_lock_bh(&srq->lock);
 	limit = mask & IB_SRQ_LIMIT ? attr->srq_limit : srq->limit;
 	prod = sroce_srq_prod(srq);
 	n = prod - srq->cons;
@@ -247,9 +274,9 @@ static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 		err = -EINVAL;
 		goto err_ring;
 	}
-	for (i = srq->cons; i != prod; i++)
-		memcpy(sroce_ring_elem(&ring, i),
-		       sroce_ring_elem(&srq->ring, i), ring.stride);
+	if ((s32)(srq->cons - to) > 0)
+		to = srq->cons;
+	sroce_srq_copy(&ring, srq, to, prod);
 	/* The provider adopts both indices when it maps the ring. */
 	ring.ctl->prod = prod;
 	ring.ctl->cons = srq->cons;
@@ -260,11 +287,14 @@ static int sroce_srq_resize(struct sroce_srq *srq, struct ib_srq_attr *attr,
 	spin_unlock_bh(&srq->lock);
 
 	sroce_ring_free(&old);
+	mutex_unlock(&srq->resize_lock);
 	attr->max_wr = entries;
 	return 0;
 
 err_ring:
 	sroce_ring_free(&ring);
+out:
+	mutex_unlock(&srq->resize_lock);
 	return err;
 }
 
