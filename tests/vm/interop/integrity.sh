@@ -6,10 +6,22 @@
 # FETCH_ADD on 2 RC QPs, every byte and completion checked on both sides.
 # The client (requester) in sroce over IPv4 with seed 1, then in rxe over
 # IPv6 with seed 2; small budgets (rxe READs crawl under TCG).
+# ATOMIC_WRITE and FLUSH run both ways against rdma_rxe of 6.2 and
+# later; rdma_rxe of 6.1 has neither, and the client must say so.
 . "$SROCE_TOP/tests/vm/interop/interop.lib"
 . "$SROCE_TOP/tests/vm/datapath/integrity.lib"
 
 ix_dir s2r
 integrity_pair s2r-integrity4 180 18920 4 --seed 1 --qps 2 --ops 60 --bytes 1M --max-size 64K
+if kernel_has_flush; then
+	integrity_placement s2r-integrity4 ran ran
+else
+	integrity_placement s2r-integrity4 skipped skipped
+fi
 ix_dir r2s
 integrity_pair r2s-integrity6 180 18921 6 --seed 2 --qps 2 --ops 60 --bytes 1M --max-size 64K
+if kernel_has_flush; then
+	integrity_placement r2s-integrity6 ran ran
+else
+	integrity_placement r2s-integrity6 skipped skipped
+fi
