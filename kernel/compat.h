@@ -363,7 +363,7 @@ static inline void sroce_skb_shared_frag(struct sk_buff *skb)
  * global visibility is offered: sroce memory is RAM, so ib_core refuses
  * an MR with FLUSH_PERSISTENT (EOPNOTSUPP) for want of the capability.
  */
-#define SROCE_DEVICE_ATOMIC_WRITE	(1ULL << 40)
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define SROCE_HAVE_IB_PLACEMENT		1
 #define SROCE_IB_ACCESS_FLUSH		(IB_ACCESS_FLUSH_GLOBAL |	\

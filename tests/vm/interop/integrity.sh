@@ -12,7 +12,8 @@
 . "$SROCE_TOP/tests/vm/datapath/integrity.lib"
 
 ix_dir s2r
-integrity_pair s2r-integrity4 180 18920 4 --seed 1 --qps 2 --ops 60 --bytes 1M --max-size 64K
+integrity_pair s2r-integrity4 180 18920 4 --seed 1 --qps 2 --ops 60 --bytes 1M --max-size 64K \
+	--flush-range-only
 if kernel_has_flush; then
 	integrity_placement s2r-integrity4 ran ran
 else

@@ -174,6 +174,7 @@ static struct {
 	int timeout;
 	bool verbose;
 	bool plan;
+	bool flush_range_only;	/* client: no whole-MR FLUSH */
 	const char *qpn_file;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
@@ -1019,7 +1020,8 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 				ibv_wr_atomic_write(qx, rkey, raddr, &o->a_swap);
 			else
 				ibv_wr_flush(qx, rkey, raddr, o->size, IBV_FLUSH_GLOBAL,
-					     o->imm & 1 ? IBV_FLUSH_MR : IBV_FLUSH_RANGE);
+					     o->imm & 1 && !opt.flush_range_only ?
+					     IBV_FLUSH_MR : IBV_FLUSH_RANGE);
 			ret = ibv_wr_complete(qx);
 		}
 		if (ret)
@@ -1284,6 +1286,7 @@ static void usage(void)
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
 		"       [--sge N] [--inline N]   SGEs per WR (4), max_inline_data (0)\n"
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
+		"       [--flush-range-only]   client: no whole-MR FLUSH\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size --sge --inline)\n"
 		"  rule both sides\n");
@@ -1313,6 +1316,7 @@ int main(int argc, char **argv)
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
+		{ "flush-range-only", 0, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1340,6 +1344,7 @@ int main(int argc, char **argv)
 		case 'Q': opt.qpn_file = optarg; break;
 		case 'G': opt.sge = num(optarg); break;
 		case 'I': opt.inl = num(optarg); break;
+		case 'R': opt.flush_range_only = true; break;
 		default: usage();
 		}
 	}
