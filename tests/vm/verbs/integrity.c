@@ -175,6 +175,7 @@ static struct {
 	bool verbose;
 	bool plan;
 	bool flush_range_only;	/* client: no whole-MR FLUSH */
+	const char *no_flush;	/* client: no FLUSH at all, for this reason */
 	const char *qpn_file;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
@@ -775,6 +776,9 @@ static void handshake(void)
 		if (!g.p.nqp || g.p.nqp > MAX_QP || g.p.max_size > (1u << 30))
 			setup_fail("bad parameters from the client");
 	}
+	/* --no-flush: as if this device could not, so both sides agree. */
+	if (opt.no_flush)
+		g.me.placement &= htonl(~(uint32_t)PL_FLUSH);
 	/* Capabilities first, so both sides size their QPs the same way. */
 	xfer(true, &g.me, offsetof(struct hello, qp));
 	xfer(false, &g.peer, offsetof(struct hello, qp));
@@ -783,6 +787,8 @@ static void handshake(void)
 		setup_fail("device reports max_sge 0");
 	g.atomics = ntohl(g.me.atomics) && ntohl(g.peer.atomics);
 	g.placement = ntohl(g.me.placement) & ntohl(g.peer.placement);
+	if (opt.no_flush)
+		printf("integrity: skipping FLUSH: %s\n", opt.no_flush);
 	g.p.nsge = g.nsge;
 	g.p.atomics = g.atomics;
 	g.p.placement = g.placement;
@@ -799,7 +805,7 @@ static void handshake(void)
 	if (!opt.server && !(g.placement & PL_ATOMIC_WRITE))
 		printf("integrity: skipping ATOMIC_WRITE: the %s device does not advertise it\n",
 		       ntohl(g.me.placement) & PL_ATOMIC_WRITE ? "server's" : "client's");
-	if (!opt.server && !(g.placement & PL_FLUSH))
+	if (!opt.server && !(g.placement & PL_FLUSH) && !opt.no_flush)
 		printf("integrity: skipping FLUSH: the %s device does not advertise it "
 		       "(FLUSH_GLOBAL: an MR with the flush right needs Linux 6.2)\n",
 		       ntohl(g.me.placement) & PL_FLUSH ? "server's" : "client's");
@@ -1287,6 +1293,7 @@ static void usage(void)
 		"       [--sge N] [--inline N]   SGEs per WR (4), max_inline_data (0)\n"
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
 		"       [--flush-range-only]   client: no whole-MR FLUSH\n"
+		"       [--no-flush REASON]    client: no FLUSH, saying why\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size --sge --inline)\n"
 		"  rule both sides\n");
@@ -1316,7 +1323,7 @@ int main(int argc, char **argv)
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
-		{ "flush-range-only", 0, NULL, 'R' },
+		{ "flush-range-only", 0, NULL, 'R' }, { "no-flush", 1, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1345,6 +1352,7 @@ int main(int argc, char **argv)
 		case 'G': opt.sge = num(optarg); break;
 		case 'I': opt.inl = num(optarg); break;
 		case 'R': opt.flush_range_only = true; break;
+		case 'F': opt.no_flush = optarg; break;
 		default: usage();
 		}
 	}
