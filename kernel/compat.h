@@ -362,4 +362,27 @@ static inline void sroce_skb_shared_frag(struct sk_buff *skb)
 #endif
 }
 
+/*
+ * 6.2 gave ib_core the IBA 1.5 memory placement operations: the WR and WC
+ * opcodes FLUSH and ATOMIC_WRITE, the MR access rights FLUSH_GLOBAL and
+ * FLUSH_PERSISTENT (ib_check_mr_access refuses unknown bits before) and
+ * the device capabilities.  The uverbs values (bits 38..40 of the
+ * capabilities, the opcodes) are the same on every kernel: the provider's
+ * data path does not go through ib_core, so ATOMIC WRITE works and is
+ * advertised everywhere; FLUSH needs an MR with a flush right, which only
+ * 6.2 and later can register (Documentation/verbs-objects.rst).  Only
+ * global visibility is offered: sroce memory is RAM, so ib_core refuses
+ * an MR with FLUSH_PERSISTENT (EOPNOTSUPP) for want of the capability.
+ */
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define SROCE_HAVE_IB_PLACEMENT		1
+#define SROCE_IB_ACCESS_FLUSH		(IB_ACCESS_FLUSH_GLOBAL |	\
+					 IB_ACCESS_FLUSH_PERSISTENT)
+#define SROCE_DEVICE_FLUSH		IB_DEVICE_FLUSH_GLOBAL
+#else
+#define SROCE_IB_ACCESS_FLUSH		0
+#define SROCE_DEVICE_FLUSH		0ULL
+#endif
+
 #endif /* SROCE_COMPAT_H */

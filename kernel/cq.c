@@ -314,13 +314,20 @@ void sroce_cq_notify(struct sroce_cq *cq)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
+#ifdef SROCE_HAVE_IB_PLACEMENT
+static_assert((int)SROCE_WC_FLUSH == (int)IB_WC_FLUSH);
+static_assert((int)SROCE_WC_ATOMIC_WRITE == (int)IB_WC_ATOMIC_WRITE);
+#endif
+
 static void sroce_cqe_to_wc(const struct sroce_cqe_abi *abi,
 			    struct ib_qp *qp, struct ib_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = abi->wr_id;
 	wc->status = abi->status;
-	wc->opcode = abi->opcode;
+	/* ib_wc_opcode is the uverbs numbering but for REG_MR (qp.h). */
+	wc->opcode = abi->opcode == SROCE_WC_REG_MR ? IB_WC_REG_MR :
+		     abi->opcode;
 	wc->vendor_err = abi->vendor_err;
 	wc->byte_len = abi->byte_len;
 	wc->qp = qp;

@@ -38,16 +38,23 @@
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC |		\
-				 IB_ACCESS_MW_BIND)
+				 IB_ACCESS_MW_BIND |			\
+				 SROCE_IB_ACCESS_FLUSH)
 #define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 SROCE_IB_ACCESS_FLUSH)
 
 static_assert((int)SROCE_ACCESS_LOCAL_WRITE == (int)IB_ACCESS_LOCAL_WRITE);
 static_assert((int)SROCE_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE);
 static_assert((int)SROCE_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ);
 static_assert((int)SROCE_ACCESS_REMOTE_ATOMIC == (int)IB_ACCESS_REMOTE_ATOMIC);
 static_assert((int)SROCE_ACCESS_MW_BIND == (int)IB_ACCESS_MW_BIND);
+#ifdef SROCE_HAVE_IB_PLACEMENT
+static_assert((int)SROCE_ACCESS_FLUSH_GLOBAL == (int)IB_ACCESS_FLUSH_GLOBAL);
+static_assert((int)SROCE_ACCESS_FLUSH_PERSISTENT ==
+	      (int)IB_ACCESS_FLUSH_PERSISTENT);
+#endif
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
@@ -435,15 +442,18 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		     bool remote, u64 va, u32 len, u32 access,
 		     struct sroce_mem_ref *out)
 {
+	bool key_only = access & SROCE_ACCESS_KEY_ONLY;
 	struct sroce_mr_view v;
 	struct sroce_mr *mr;
 	u64 off;
 
 	/* Verbs: a zero-length access checks neither key nor address. */
-	if (!len) {
+	if (!len && !key_only) {
 		*out = (struct sroce_mem_ref){ .va = va };
 		return 0;
 	}
+	/* FLUSH of a whole MR or of nothing: the key and rights only. */
+	access &= ~SROCE_ACCESS_KEY_ONLY;
 
 	mr = xa_load(&sdev->mrs, key >> 8);
 	if (!mr || mr->pd != pd)
@@ -458,6 +468,10 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		return -EINVAL;
 	}
 
+	if (key_only) {
+		*out = (struct sroce_mem_ref){ .mr = mr, .va = va };
+		return 0;
+	}
 	if (mr->dma) {
 		if (va > U64_MAX - (len - 1) || !sroce_kva_ok(va) ||
 		    !sroce_kva_ok(va + len - 1))
@@ -660,7 +674,8 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 
 	if (ref->len < sizeof(u64) || !IS_ALIGNED(ref->va, sizeof(u64)))
 		return -EINVAL;
-	if (op != SROCE_OP_CMP_SWAP && op != SROCE_OP_FETCH_ADD)
+	if (op != SROCE_OP_CMP_SWAP && op != SROCE_OP_FETCH_ADD &&
+	    op != SROCE_OP_ATOMIC_WRITE)
 		return -EINVAL;
 
 	if (mr->dma) {
@@ -681,10 +696,15 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		word = kaddr + offset_in_page(pos);
 	}
 
-	if (op == SROCE_OP_CMP_SWAP)
+	if (op == SROCE_OP_CMP_SWAP) {
 		*orig = atomic64_cmpxchg(word, cmp, swap_add);
-	else
+	} else if (op == SROCE_OP_FETCH_ADD) {
 		*orig = atomic64_fetch_add(swap_add, word);
+	} else {
+		/* ATOMIC WRITE: seen only after every earlier placement. */
+		atomic64_set_release(word, swap_add);
+		*orig = 0;
+	}
 
 	if (kaddr)
 		kunmap_local(kaddr);

@@ -74,7 +74,9 @@
 				 IB_DEVICE_MEM_WINDOW |	\
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |	\
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |	\
-				 IB_DEVICE_SRQ_RESIZE)
+				 IB_DEVICE_SRQ_RESIZE |		\
+				 SROCE_DEVICE_ATOMIC_WRITE |	\
+				 SROCE_DEVICE_FLUSH)
 
 /* IP TTL / hop limit for an AV whose GRH leaves it 0 (ah.c). */
 #define SROCE_DEFAULT_HOP_LIMIT		64

@@ -281,7 +281,8 @@ static void sroce_kqp_attr_in(struct sroce_dev *sdev,
 	a->dest_qp_num = attr->dest_qp_num;
 	a->qp_access_flags = attr->qp_access_flags &
 			     (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			      SROCE_IB_ACCESS_FLUSH);
 }
 
 /*

@@ -29,8 +29,15 @@ static bool sroce_kqp_opcode_ok(const struct sroce_kqp *kqp,
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
 		return true;
+#ifdef SROCE_HAVE_IB_PLACEMENT
+	case IB_WR_ATOMIC_WRITE:
+		return any_type || t == IB_QPT_RC;
+#endif
 	default:
-		/* Masked atomics, LSO: not supported. */
+		/*
+		 * Masked atomics, LSO: not supported.  FLUSH: ib_send_wr has
+		 * no field for its placement type and level.
+		 */
 		return false;
 	}
 }
@@ -81,6 +88,24 @@ static int sroce_kqp_put_send(struct sroce_kqp *kqp,
 		return 0;
 	}
 
+#ifdef SROCE_HAVE_IB_PLACEMENT
+	if (wr->opcode == IB_WR_ATOMIC_WRITE) {
+		/*
+		 * An ib_rdma_wr whose one SGE holds the 8-byte value, read
+		 * now (kernel SGEs of a software device are kernel
+		 * addresses), as user space hands it in at post time.
+		 */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8)
+			return -EINVAL;
+		a->atomic_wr.remote_addr = rdma_wr(wr)->remote_addr;
+		a->atomic_wr.rkey = rdma_wr(wr)->rkey;
+		a->send_flags &= ~IB_SEND_INLINE;
+		memcpy(a->atomic_wr.value,
+		       (void *)(uintptr_t)wr->sg_list[0].addr, 8);
+		kqp->sq_prod++;
+		return 0;
+	}
+#endif
 	if (sroce_kqp_is_ud(kqp) && !in_err) {
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;

@@ -168,6 +168,21 @@ static void sroce_kqp_conv_send(const struct sroce_kqp *kqp,
 		w->bind.new_rkey = a->bind.new_rkey;
 		w->bind.access = a->bind.access;
 		return;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* The value travels in the header; no data follows. */
+		w->atomic_wr.remote_addr = a->atomic_wr.remote_addr;
+		w->atomic_wr.rkey = a->atomic_wr.rkey;
+		memcpy(w->atomic_wr.value, a->atomic_wr.value,
+		       sizeof(w->atomic_wr.value));
+		return;
+	case SROCE_WR_FLUSH:
+		/* The core checks type and level; no data. */
+		w->flush.remote_addr = a->flush.remote_addr;
+		w->flush.rkey = a->flush.rkey;
+		w->flush.length = a->flush.length;
+		w->flush.type = a->flush.type;
+		w->flush.level = a->flush.level;
+		return;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		w->atomic.remote_addr = a->atomic.remote_addr;

@@ -34,7 +34,9 @@
 				 IBV_QP_EX_WITH_RDMA_READ | \
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-				 IBV_QP_EX_WITH_SEND_WITH_INV)
+				 IBV_QP_EX_WITH_SEND_WITH_INV | \
+				 IBV_QP_EX_WITH_ATOMIC_WRITE | \
+				 IBV_QP_EX_WITH_FLUSH)
 
 uint64_t sroce_send_ops_supported(enum ibv_qp_type type)
 {
@@ -52,7 +54,8 @@ uint64_t sroce_send_ops_supported(enum ibv_qp_type type)
 
 /*
  * Opcodes by QP type, following the transport's opcode tables: UD has
- * only SEND; UC has no READ, atomics or SEND with Invalidate.
+ * only SEND; UC has no READ, atomics or SEND with Invalidate.  ATOMIC
+ * WRITE and FLUSH have no ibv_send_wr fields: ibv_wr_*() only.
  */
 static bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
@@ -442,6 +445,43 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
+/* The value is copied now: the caller's buffer is its own on return. */
+static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct sroce_send_wqe_abi *wqe;
+
+	wqe = sroce_wr_new(qpx, IBV_WR_ATOMIC_WRITE);
+	if (!wqe)
+		return;
+	wqe->atomic_wr.remote_addr = remote_addr;
+	wqe->atomic_wr.rkey = rkey;
+	memcpy(wqe->atomic_wr.value, atomic_wr, sizeof(wqe->atomic_wr.value));
+}
+
+/* Type and level are checked by the kernel, which fails a bad WQE. */
+static void sroce_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			   uint64_t remote_addr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	struct sroce_qp *qp = to_sroce_qp_ex(qpx);
+	struct sroce_send_wqe_abi *wqe;
+
+	wqe = sroce_wr_new(qpx, IBV_WR_FLUSH);
+	if (!wqe)
+		return;
+	/* The RETH's DMA length is 32 bits. */
+	if (len > UINT32_MAX) {
+		sroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->flush.remote_addr = remote_addr;
+	wqe->flush.rkey = rkey;
+	wqe->flush.length = len;
+	wqe->flush.type = type;
+	wqe->flush.level = level;
+}
+
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				 uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -550,6 +590,10 @@ void sroce_qp_ex_init(struct sroce_qp *qp, uint64_t flags)
 		qpx->wr_bind_mw = sroce_wr_bind_mw;
 	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = sroce_wr_local_inv;
+	if (flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = sroce_wr_atomic_write;
+	if (flags & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = sroce_wr_flush;
 
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge = sroce_wr_set_sge;

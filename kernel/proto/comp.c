@@ -24,6 +24,10 @@ static u8 sroce_wc_opcode(u8 wr_opcode)
 		return SROCE_WC_REG_MR;
 	case SROCE_WR_BIND_MW:
 		return SROCE_WC_BIND_MW;
+	case SROCE_WR_FLUSH:
+		return SROCE_WC_FLUSH;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
 	default:
 		return SROCE_WC_SEND;
 	}
@@ -292,7 +296,8 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		return blocked ? SROCE_DROP_BAD_SEQUENCE : SROCE_DROP_ACK_UNEXPECTED;
 	}
 	if (atomic != sroce_wr_is_atomic(w->wr.opcode) ||
-	    (!atomic && w->wr.opcode != SROCE_WR_RDMA_READ))
+	    (!atomic && w->wr.opcode != SROCE_WR_RDMA_READ &&
+	     !sroce_wr_is_placement(w->wr.opcode)))
 		return SROCE_DROP_ACK_UNEXPECTED;
 	if (psn != qp->comp.psn) {
 		/* Earlier responses of this READ were lost. */
@@ -305,6 +310,13 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		memcpy(orig, &pkt->h.atmack, sizeof(orig));
 		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, 0, 8, NULL, 0,
 				     orig, false);
+	} else if (sroce_wr_is_placement(w->wr.opcode)) {
+		/* ATOMIC WRITE and FLUSH: one empty READ response (IBA 1.5). */
+		if ((flags & SROCE_OPF_ONLY) != SROCE_OPF_ONLY)
+			return SROCE_DROP_BAD_SEQUENCE;
+		if (pkt->paylen)
+			return SROCE_DROP_BAD_LENGTH;
+		st = SROCE_WC_SUCCESS;
 	} else {
 		off = k * qp->mtu;
 		want = w->length - off;

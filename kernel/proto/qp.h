@@ -7,6 +7,11 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.5 RC ATOMIC WRITE and FLUSH: SROCE_WR_ATOMIC_WRITE (value in
+ *        wr->atomic_wr), SROCE_WR_FLUSH (wr->flush), their WC opcodes,
+ *        SROCE_ACCESS_FLUSH_*; ops->atomic takes SROCE_OP_ATOMIC_WRITE;
+ *        ops->mem_access takes SROCE_ACCESS_KEY_ONLY.  SROCE_WC_REG_MR
+ *        moved off 8, now SROCE_WC_FLUSH as in ib_uverbs_wc_opcode.
  *   v1.4 sroce_qp_init_attr.sq_slot: SQ slots sized for the QP's caps
  *        (sroce_swqe_size()); 0 keeps whole struct sroce_swqe slots.
  *   v1.3 local operations: SROCE_WR_LOCAL_INV and SROCE_WR_REG_MR run
@@ -149,6 +154,14 @@ enum sroce_access {		/* ib_access_flags */
 	SROCE_ACCESS_REMOTE_READ	= 1 << 2,
 	SROCE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
 	SROCE_ACCESS_MW_BIND		= 1 << 4,	/* windows may be bound */
+	SROCE_ACCESS_FLUSH_GLOBAL	= 1 << 8,	/* FLUSH, global visibility */
+	SROCE_ACCESS_FLUSH_PERSISTENT	= 1 << 9,	/* FLUSH, persistence */
+	/*
+	 * Not a right: tells ops->mem_access() to check the key, its PD,
+	 * state and rights only, whatever @va and @len (a FLUSH of a whole
+	 * MR, or of zero bytes, which still names a key).
+	 */
+	SROCE_ACCESS_KEY_ONLY		= 1 << 29,
 	/*
 	 * Not a right: tells ops->mem_access() that the lkey is a receive
 	 * WQE's, which belongs to the SRQ's PD on a QP with an SRQ.
@@ -199,6 +212,8 @@ enum sroce_wr_opcode {
 	SROCE_WR_LOCAL_INV		= 7,
 	SROCE_WR_BIND_MW		= 8,	/* memory window bind (local) */
 	SROCE_WR_SEND_WITH_INV		= 9,
+	SROCE_WR_FLUSH			= 14,	/* RC, IBA 1.5 */
+	SROCE_WR_ATOMIC_WRITE		= 15,	/* RC, IBA 1.5 */
 	SROCE_WR_REG_MR			= 0x20,	/* IB_WR_REG_MR: kernel only */
 };
 
@@ -240,6 +255,18 @@ struct sroce_send_wqe {
 			u64 swap;
 			u32 rkey;
 		} atomic;
+		struct {		/* SROCE_WR_ATOMIC_WRITE */
+			u64 remote_addr;	/* 8-aligned, checked remotely */
+			u32 rkey;
+			u8 value[8];	/* stored remotely byte for byte */
+		} atomic_wr;
+		struct {		/* SROCE_WR_FLUSH; no local data */
+			u64 remote_addr;
+			u32 rkey;
+			u32 length;	/* SROCE_FLUSH_RANGE: bytes */
+			u8 type;	/* enum sroce_flush_type bits */
+			u8 level;	/* enum sroce_flush_level */
+		} flush;
 		struct {		/* SROCE_WR_REG_MR */
 			u32 key;	/* the MR's new lkey/rkey */
 			u32 access;	/* enum sroce_access */
@@ -296,7 +323,11 @@ enum sroce_wc_status {
 	SROCE_WC_GENERAL_ERR		= 21,
 };
 
-/* Work completion opcodes: ib_wc_opcode / ibv_wc_opcode. */
+/*
+ * Work completion opcodes: ib_uverbs_wc_opcode / ibv_wc_opcode, which the
+ * kernel's ib_wc_opcode equals but for REG_MR (8 before 6.2, 10 since):
+ * the glue maps SROCE_WC_REG_MR, a kernel-only opcode, on kernel CQs.
+ */
 enum sroce_wc_opcode {
 	SROCE_WC_SEND			= 0,
 	SROCE_WC_RDMA_WRITE		= 1,
@@ -305,7 +336,9 @@ enum sroce_wc_opcode {
 	SROCE_WC_FETCH_ADD		= 4,
 	SROCE_WC_BIND_MW		= 5,
 	SROCE_WC_LOCAL_INV		= 6,
-	SROCE_WC_REG_MR			= 8,
+	SROCE_WC_FLUSH			= 8,
+	SROCE_WC_ATOMIC_WRITE		= 9,
+	SROCE_WC_REG_MR			= 0x20,
 	SROCE_WC_RECV			= 128,
 	SROCE_WC_RECV_RDMA_WITH_IMM	= 129,
 };
@@ -443,7 +476,9 @@ struct sroce_qp_ops {
 	/*
 	 * The 8-byte atomic at @dst (8-aligned, checked by the core): @op is
 	 * SROCE_OP_CMP_SWAP or SROCE_OP_FETCH_ADD; the value before goes to
-	 * *@orig.  The caller makes it atomic against other QPs and the CPU.
+	 * *@orig.  SROCE_OP_ATOMIC_WRITE stores @swap_add (its bytes are the
+	 * packet's, in memory order) as one 8-byte write.  The caller makes
+	 * each atomic against other QPs, the others and the CPU.
 	 */
 	int (*atomic)(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 		      u64 cmp, u64 swap_add, u64 *orig);
@@ -502,9 +537,13 @@ static inline u32 sroce_swqe_size(u32 max_sge, u32 max_inline)
 	       ~((u32)__alignof__(struct sroce_swqe) - 1);
 }
 
-/* A responder READ/atomic resource (IBA "responder resources"). */
+/*
+ * A responder READ/atomic resource (IBA "responder resources"); ATOMIC
+ * WRITE and FLUSH take one too (IBA 1.5), answered by an empty READ
+ * response.
+ */
 struct sroce_rd_res {
-	u8 kind;		/* 0 free, SROCE_OP_READ_REQ, _CMP_SWAP, _FETCH_ADD */
+	u8 kind;		/* 0 free, or the request's enum sroce_op */
 	u8 pending;		/* responses left to send */
 	u8 replay;		/* answering a duplicate of the request */
 	u32 psn;		/* first PSN of the original request */

@@ -16,11 +16,23 @@ sroce_sq_slot(const struct sroce_qp *qp, u32 idx)
 				     (size_t)(idx % qp->sq_size) * qp->sq_slot);
 }
 
+/* ATOMIC WRITE and FLUSH: answered by an empty READ response only. */
+static inline bool sroce_wr_is_placement(u8 opcode)
+{
+	return opcode == SROCE_WR_ATOMIC_WRITE || opcode == SROCE_WR_FLUSH;
+}
+
+/*
+ * Operations that take a responder resource and count against the
+ * initiator depth (max_rd_atomic), and whose answer is a response, not
+ * an ACK.
+ */
 static inline bool sroce_wr_is_rd_atomic(u8 opcode)
 {
 	return opcode == SROCE_WR_RDMA_READ ||
 	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD ||
+	       sroce_wr_is_placement(opcode);
 }
 
 static inline bool sroce_wr_is_atomic(u8 opcode)

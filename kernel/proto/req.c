@@ -22,6 +22,8 @@ static bool sroce_wr_allowed(enum sroce_qp_type type, u8 opcode)
 	case SROCE_WR_ATOMIC_CMP_AND_SWP:
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case SROCE_WR_SEND_WITH_INV:
+	case SROCE_WR_ATOMIC_WRITE:
+	case SROCE_WR_FLUSH:
 		return type == SROCE_QPT_RC;
 	case SROCE_WR_LOCAL_INV:
 	case SROCE_WR_REG_MR:
@@ -49,6 +51,21 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 		return SROCE_WC_SUCCESS;
 	if (sroce_wr_is_rd_atomic(wr->opcode) && !qp->attr.max_rd_atomic)
 		return SROCE_WC_LOC_QP_OP_ERR;
+	if (sroce_wr_is_placement(wr->opcode)) {
+		/* The value or range is in the WQE itself; no SGEs. */
+		if (wr->send_flags & SROCE_SEND_INLINE)
+			return SROCE_WC_LOC_QP_OP_ERR;
+		if (wr->opcode == SROCE_WR_ATOMIC_WRITE) {
+			w->length = SROCE_ATOMIC_WRITE_LEN;
+			return SROCE_WC_SUCCESS;
+		}
+		if (!wr->flush.type ||
+		    (wr->flush.type & ~(SROCE_FLUSH_GLOBAL |
+					SROCE_FLUSH_PERSISTENT)) ||
+		    wr->flush.level > SROCE_FLUSH_MR)
+			return SROCE_WC_LOC_QP_OP_ERR;
+		return SROCE_WC_SUCCESS;
+	}
 	if (wr->send_flags & SROCE_SEND_INLINE) {
 		if (sroce_wr_is_rd_atomic(wr->opcode))
 			return SROCE_WC_LOC_QP_OP_ERR;
@@ -292,6 +309,24 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		h.atmeth.rkey = wr->atomic.rkey;
 		h.bth.ackreq = 1;
 		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		op = SROCE_OP_ATOMIC_WRITE;
+		h.reth.va = wr->atomic_wr.remote_addr;
+		h.reth.rkey = wr->atomic_wr.rkey;
+		h.reth.len = SROCE_ATOMIC_WRITE_LEN;
+		/* The value was copied into the WQE when it was posted. */
+		tp->inline_data = wr->atomic_wr.value;
+		tp->paylen = SROCE_ATOMIC_WRITE_LEN;
+		h.bth.ackreq = 1;
+		break;
+	case SROCE_WR_FLUSH:
+		op = SROCE_OP_FLUSH;
+		h.reth.va = wr->flush.remote_addr;
+		h.reth.rkey = wr->flush.rkey;
+		h.reth.len = wr->flush.length;
+		h.feth = sroce_feth(wr->flush.type, wr->flush.level);
+		h.bth.ackreq = 1;
+		break;
 	default:
 		first = k == 0;
 		last = k + 1 == w->npsn;
@@ -398,7 +433,9 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 		return sroce_req_local(qp, w);
 	if (!qp->req.off_psn) {
 		w->first_psn = qp->req.psn;
-		if (sroce_wr_is_atomic(w->wr.opcode) || qp->type == SROCE_QPT_UD)
+		if (sroce_wr_is_atomic(w->wr.opcode) ||
+		    sroce_wr_is_placement(w->wr.opcode) ||
+		    qp->type == SROCE_QPT_UD)
 			w->npsn = 1;
 		else
 			w->npsn = sroce_npsn(w->length, qp->mtu);

@@ -395,6 +395,27 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
+/*
+ * A one-PSN request executed into @r: the answer is owed from now on,
+ * and the responses acknowledge everything before it.
+ */
+static void sroce_resp_res_owed(struct sroce_qp *qp, struct sroce_rd_res *r,
+				u8 kind, u32 psn, u64 now)
+{
+	r->kind = kind;
+	r->psn = psn;
+	r->npsn = 1;
+	r->start_psn = psn;
+	r->cur_psn = psn;
+	r->end_psn = sroce_psn_add(psn, 1);
+	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
+	r->msn = qp->resp.msn;
+	r->pending = 1;
+	qp->resp.psn = r->end_psn;
+	qp->resp.unacked = 0;
+	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+}
+
 static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 					 const struct sroce_pkt *pkt, u64 now)
 {
@@ -418,19 +439,91 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 		r->kind = 0;
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
 	}
-	r->kind = op;
-	r->psn = pkt->h.bth.psn;
-	r->npsn = 1;
-	r->start_psn = r->psn;
-	r->cur_psn = r->psn;
-	r->end_psn = sroce_psn_add(r->psn, 1);
 	r->orig = orig;
-	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
-	r->msn = qp->resp.msn;
-	r->pending = 1;
-	qp->resp.psn = r->end_psn;
-	qp->resp.unacked = 0;
-	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+	sroce_resp_res_owed(qp, r, op, pkt->h.bth.psn, now);
+	return SROCE_DROP_NONE;
+}
+
+/*
+ * ATOMIC WRITE (IBA 1.5): one aligned 8-byte store, atomic against our
+ * atomics on the word, after every earlier request (they were executed
+ * in PSN order).  As rdma_rxe: it needs remote write on the QP and the
+ * MR, takes a responder resource and is answered by an empty READ
+ * response; a bad length or alignment is an invalid request.
+ */
+static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
+					       const struct sroce_pkt *pkt,
+					       u64 now)
+{
+	const struct sroce_reth *reth = &pkt->h.reth;
+	struct sroce_mem_ref ref;
+	struct sroce_rd_res *r;
+	u64 val, orig;
+
+	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_WRITE))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	if (reth->len != SROCE_ATOMIC_WRITE_LEN || (reth->va & 7))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if (qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
+				SROCE_ATOMIC_WRITE_LEN,
+				SROCE_ACCESS_REMOTE_WRITE, &ref))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	r = sroce_resp_res_alloc(qp);
+	if (!r)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	memcpy(&val, pkt->h.atomic_wr, sizeof(val));
+	if (qp->ops->atomic(qp->ctx, &ref, SROCE_OP_ATOMIC_WRITE, 0, val,
+			    &orig)) {
+		r->kind = 0;
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
+	}
+	sroce_resp_res_owed(qp, r, SROCE_OP_ATOMIC_WRITE, pkt->h.bth.psn, now);
+	return SROCE_DROP_NONE;
+}
+
+/* The MR rights a FLUSH of placement type @type needs. */
+static u32 sroce_flush_access(u8 type)
+{
+	return (type & SROCE_FLUSH_GLOBAL ? SROCE_ACCESS_FLUSH_GLOBAL : 0) |
+	       (type & SROCE_FLUSH_PERSISTENT ?
+		SROCE_ACCESS_FLUSH_PERSISTENT : 0);
+}
+
+/*
+ * FLUSH (IBA 1.5): everything written before it is placed, since the
+ * responder executes in PSN order with CPU stores; sroce memory is RAM,
+ * so "persistent" promises no more than "global" (Documentation/
+ * protocol-transport.rst).  As rdma_rxe: the QP must allow the placement
+ * type (else an invalid request), the MR too (else a remote access
+ * error), the range is checked unless the level is the whole MR; it
+ * takes a responder resource and is answered by an empty READ response.
+ */
+static enum sroce_drop sroce_resp_flush_req(struct sroce_qp *qp,
+					    const struct sroce_pkt *pkt,
+					    u64 now)
+{
+	const struct sroce_reth *reth = &pkt->h.reth;
+	u8 type = sroce_feth_type(pkt->h.feth);
+	u8 level = sroce_feth_level(pkt->h.feth);
+	u32 need = sroce_flush_access(type), len = reth->len;
+	struct sroce_mem_ref ref;
+	struct sroce_rd_res *r;
+
+	if (!type || (type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
+	    level > SROCE_FLUSH_MR ||
+	    (qp->attr.qp_access_flags & need) != need)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	if (level == SROCE_FLUSH_MR || !len) {
+		need |= SROCE_ACCESS_KEY_ONLY;
+		len = 0;
+	}
+	if (qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va, len,
+				need, &ref))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+	r = sroce_resp_res_alloc(qp);
+	if (!r)
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+	sroce_resp_res_owed(qp, r, SROCE_OP_FLUSH, pkt->h.bth.psn, now);
 	return SROCE_DROP_NONE;
 }
 
@@ -468,7 +561,10 @@ static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 		return sroce_resp_read(qp, pkt, now);
 	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_ATOMIC))
 		return sroce_resp_atomic(qp, pkt, now);
-	/* FLUSH, ATOMIC WRITE: not supported. */
+	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_ATOMIC_WRITE))
+		return sroce_resp_atomic_write(qp, pkt, now);
+	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_FLUSH))
+		return sroce_resp_flush_req(qp, pkt, now);
 	return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
 }
 
@@ -532,10 +628,12 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
 		return SROCE_DROP_NONE;
 	}
-	if (flags & SROCE_OPF_ATOMIC) {
+	if (flags & (SROCE_OPF_ATOMIC | SROCE_OPF_ATOMIC_WRITE |
+		     SROCE_OPF_FLUSH)) {
 		/* Answer from the replay cache, never execute twice. */
 		r = sroce_resp_res_find(qp, psn, false);
-		if (!r || r->pending)
+		if (!r || r->pending ||
+		    r->kind != (pkt->h.bth.opcode & ~SROCE_TRANSPORT_MASK))
 			return SROCE_DROP_DUPLICATE;
 		r->pending = 1;
 		r->cur_psn = r->psn;
@@ -639,6 +737,17 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	tp->inline_data = NULL;
 	tp->ah = 0;
 	sroce_pkt_hdrs_init(qp, &h, 0, r->cur_psn);
+	if (r->kind == SROCE_OP_ATOMIC_WRITE || r->kind == SROCE_OP_FLUSH) {
+		/* Done when executed: an empty READ response says so. */
+		h.bth.opcode = SROCE_OPC(RC, READ_RESP_ONLY);
+		h.aeth.syndrome = SROCE_ACK_SYN;
+		h.aeth.msn = r->msn;
+		if (sroce_pkt_emit(qp, tp, &h))
+			return -SROCE_EAGAIN;
+		qp->req.resp_sent = true;
+		r->pending = 0;
+		return 0;
+	}
 	if (r->kind != SROCE_OP_READ_REQ) {
 		h.bth.opcode = SROCE_OPC(RC, ATOMIC_ACK);
 		h.aeth.syndrome = SROCE_ACK_SYN;

@@ -167,7 +167,8 @@ static enum sroce_drop sroce_check_len(u32 flags, u8 pad, u32 rest,
 		/* LAST */
 		return SROCE_DROP_BAD_LENGTH;
 	}
-	if ((flags & SROCE_OPF_ATOMIC_WRITE) && *paylen != 8)
+	if ((flags & SROCE_OPF_ATOMIC_WRITE) &&
+	    *paylen != SROCE_ATOMIC_WRITE_LEN)
 		return SROCE_DROP_BAD_LENGTH;
 	return SROCE_DROP_NONE;
 }
@@ -197,6 +198,10 @@ enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt)
 		return why;
 
 	sroce_ext_get(buf + SROCE_BTH_LEN, op->flags, &pkt->h);
+	/* sroce_check_len made it exactly 8 bytes, inside SROCE_MAX_HDR_LEN. */
+	if (op->flags & SROCE_OPF_ATOMIC_WRITE)
+		memcpy(pkt->h.atomic_wr, buf + op->hdr_len,
+		       SROCE_ATOMIC_WRITE_LEN);
 	pkt->op = op;
 	pkt->hdr_len = op->hdr_len;
 	return SROCE_DROP_NONE;

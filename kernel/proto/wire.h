@@ -27,6 +27,8 @@
 #define SROCE_ICRC_LEN		4
 /* Largest BTH + extension headers of any opcode (BTH + AtomicETH). */
 #define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_ATMETH_LEN)
+/* ATOMIC WRITE's value: the 8 payload bytes after BTH + RETH. */
+#define SROCE_ATOMIC_WRITE_LEN	8
 
 #define SROCE_DEFAULT_PKEY	0xffff
 #define SROCE_PSN_MASK		0xffffffu
@@ -183,6 +185,36 @@ struct sroce_deth {
 	u32 sqpn;	/* 24 bits */
 };
 
+/*
+ * FETH (IBA 1.5 memory placement extensions): bits 3..0 the placement
+ * type, bits 5..4 the selectivity level; the rest reserved.  The values
+ * are ib_user_verbs.h's IB_FLUSH_* (ibv_wr_flush's type and level).
+ */
+enum sroce_flush_type {
+	SROCE_FLUSH_GLOBAL	= 1 << 0,	/* global visibility */
+	SROCE_FLUSH_PERSISTENT	= 1 << 1,	/* persistence */
+};
+
+enum sroce_flush_level {
+	SROCE_FLUSH_RANGE	= 0,	/* the RETH's range of the MR */
+	SROCE_FLUSH_MR		= 1,	/* the whole MR; VA and length ignored */
+};
+
+static inline u8 sroce_feth_type(u32 feth)
+{
+	return feth & 0xf;
+}
+
+static inline u8 sroce_feth_level(u32 feth)
+{
+	return (feth >> 4) & 0x3;
+}
+
+static inline u32 sroce_feth(u8 type, u8 level)
+{
+	return (u32)(level & 0x3) << 4 | (type & 0xf);
+}
+
 struct sroce_hdrs {
 	struct sroce_bth bth;
 	struct sroce_reth reth;
@@ -193,6 +225,12 @@ struct sroce_hdrs {
 	u32 ieth;		/* IETH: R_Key to invalidate */
 	struct sroce_deth deth;
 	u32 feth;		/* FLUSH extended transport header */
+	/*
+	 * ATOMIC WRITE: its payload, the value, byte for byte as on the
+	 * wire (stored to memory unchanged).  Decoded by sroce_parse, which
+	 * finds it within SROCE_MAX_HDR_LEN bytes of the BTH.
+	 */
+	u8 atomic_wr[SROCE_ATOMIC_WRITE_LEN];
 };
 
 /* A GID; an IPv4 address is held as ::ffff:a.b.c.d (RoCEv2). */
@@ -218,7 +256,9 @@ struct sroce_pkt {
  * rules and that the payload length is legal for the opcode; does not
  * check the ICRC or anything needing QP state (PMTU, P_Key, QP type).
  * @len must come from the UDP length, not the frame: Ethernet pads short
- * frames.  On error only the return value is meaningful.
+ * frames.  Reads at most the first SROCE_MAX_HDR_LEN bytes of @buf (an
+ * ATOMIC WRITE's value included), so only those need be contiguous.  On
+ * error only the return value is meaningful.
  */
 enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt);
 

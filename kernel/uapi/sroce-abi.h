@@ -96,6 +96,10 @@ struct sroce_sge_abi {
  * _WITH_IMM opcodes, or invalidate_rkey (host order) for SEND_WITH_INV.
  * The header is followed, inside the same stride, by @num_sge
  * struct sroce_sge_abi or, with IBV_SEND_INLINE, @inline_len data bytes.
+ * IBV_WR_ATOMIC_WRITE and IBV_WR_FLUSH carry everything in the header
+ * (@atomic_wr, @flush) and no SGEs: num_sge and inline_len are ignored,
+ * IBV_SEND_INLINE fails the WQE.  (Added in ABI 1 without a bump: the
+ * opcodes were refused before, and the header's size is unchanged.)
  */
 struct sroce_send_wqe_abi {
 	__u64 wr_id;
@@ -119,6 +123,20 @@ struct sroce_send_wqe_abi {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {	/* IBV_WR_ATOMIC_WRITE */
+			__u64 remote_addr;
+			__u8 value[8];	/* stored remotely byte for byte */
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_wr;
+		struct {	/* IBV_WR_FLUSH */
+			__u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+			__u8 type;	/* IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT */
+			__u8 level;	/* IBV_FLUSH_RANGE or IBV_FLUSH_MR */
+			__u8 reserved[6];
+		} flush;
 		struct {	/* IBV_WR_BIND_MW, both window types */
 			__u64 addr;
 			__u64 length;

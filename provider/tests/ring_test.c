@@ -835,6 +835,63 @@ static void test_qp_ex(void)
 	CHECK(sroce_destroy_qp(qp) == 0);
 }
 
+/* ATOMIC_WRITE and FLUSH: RC only, everything in the WQE header. */
+static void test_qp_ex_placement(void)
+{
+	uint8_t value[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct sroce_send_wqe_abi *w;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+
+	errno = 0;
+	CHECK(!make_qp(IBV_QPT_UC, IBV_QP_EX_WITH_FLUSH) && errno == EOPNOTSUPP);
+	qp = make_qp(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE |
+		     IBV_QP_EX_WITH_FLUSH);
+	CHECK(qp);
+	if (!qp)
+		return;
+	qpx = ibv_qp_to_qp_ex(qp);
+	CHECK(qpx->wr_atomic_write && qpx->wr_flush && !qpx->wr_send);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 7;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, 0x55, 0x5008, value);
+	/* The caller's buffer is its own again: the value was copied. */
+	memset(value, 0xee, sizeof(value));
+	qpx->wr_id = 8;
+	ibv_wr_flush(qpx, 0x66, 0x6000, 4096, IBV_FLUSH_GLOBAL, IBV_FLUSH_MR);
+	CHECK(ibv_wr_complete(qpx) == 0);
+	CHECK(ksq.ctl->prod == 2);
+	w = kring_elem(&ksq, 0);
+	CHECK(w->wr_id == 7 && w->opcode == IBV_WR_ATOMIC_WRITE &&
+	      w->atomic_wr.remote_addr == 0x5008 && w->atomic_wr.rkey == 0x55 &&
+	      w->atomic_wr.value[0] == 1 && w->atomic_wr.value[7] == 8 &&
+	      !w->num_sge && !w->inline_len &&
+	      w->send_flags == IBV_SEND_SIGNALED);
+	w = kring_elem(&ksq, 1);
+	CHECK(w->wr_id == 8 && w->opcode == IBV_WR_FLUSH &&
+	      w->flush.remote_addr == 0x6000 && w->flush.rkey == 0x66 &&
+	      w->flush.length == 4096 && w->flush.type == IBV_FLUSH_GLOBAL &&
+	      w->flush.level == IBV_FLUSH_MR);
+
+	/* No inline data, no 4 GiB range, no ibv_post_send form. */
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_write(qpx, 0x55, 0x5008, value);
+	ibv_wr_set_inline_data(qpx, value, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_flush(qpx, 0x66, 0x6000, 1ull << 32, IBV_FLUSH_GLOBAL,
+		     IBV_FLUSH_RANGE);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	CHECK(sroce_post_send(qp, &wr, &bad) == EINVAL && bad == &wr);
+	CHECK(ksq.ctl->prod == 2);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
 /*
  * Threads against a fake kernel that drains the SQ as the real one must:
  * set SROCE_SQ_DRAINING, consume to prod, clear the flag, full barrier,
@@ -999,6 +1056,7 @@ int main(void)
 	test_post_recv();
 	test_post_send();
 	test_qp_ex();
+	test_qp_ex_placement();
 	test_threads();
 
 	printf("provider-unit: %d passed, %d failed\n", passed, failed);

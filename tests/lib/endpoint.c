@@ -161,11 +161,14 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 	struct sroce_ep_qp *q = ctx;
 	struct sroce_ep_mr *m;
 
-	access &= ~SROCE_ACCESS_RECV;	/* the SRQ shares its QPs' PD here */
+	bool key_only = access & SROCE_ACCESS_KEY_ONLY;
+
+	/* the SRQ shares its QPs' PD here */
+	access &= ~(SROCE_ACCESS_RECV | SROCE_ACCESS_KEY_ONLY);
 	memset(out, 0, sizeof(*out));
 	out->va = va;
 	/* A zero-length range needs no key (IBA 9.4.4: R_Key not checked). */
-	if (!len)
+	if (!len && !key_only)
 		return 0;
 	m = sroce_ep_mr_lookup(q->ep, key);
 	if (!m || m->pd != q->pd)
@@ -174,6 +177,9 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 		return -SROCE_EACCES;
 	if (remote && !access)
 		return -SROCE_EACCES;
+	/* FLUSH of a whole MR: key and rights only, no range. */
+	if (key_only)
+		return 0;
 	if (va < m->iova || va - m->iova > m->len || len > m->len - (va - m->iova))
 		return -SROCE_EFAULT;
 	out->mr = m;
@@ -271,6 +277,8 @@ static int ep_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 			v = swap_add;
 	} else if (op == SROCE_OP_FETCH_ADD) {
 		v += swap_add;
+	} else if (op == SROCE_OP_ATOMIC_WRITE) {
+		v = swap_add;
 	} else {
 		ep_violation(q->ep, "atomic: op %u", op);
 		return -SROCE_EINVAL;

@@ -18,6 +18,7 @@
 
 static struct {
 	u64 runs, failed, msgs, bytes, frames, lost_msgs, legit_exc, dups;
+	u64 atomic_writes, flushes;
 	u64 drops[SROCE_DROP_MAX];
 	double wall;
 	bool verbose;
@@ -110,6 +111,8 @@ static int run_one(const struct sim_opts *o)
 	}
 	tot.runs++;
 	tot.msgs += s->st.msgs;
+	tot.atomic_writes += s->st.atomic_writes;
+	tot.flushes += s->st.flushes;
 	tot.bytes += s->st.bytes;
 	tot.frames += s->st.rx_frames;
 	tot.lost_msgs += s->st.lost_msgs;
@@ -222,10 +225,13 @@ static void summary(const char *what)
 	       (unsigned long long)tot.msgs, tot.bytes / 1048576.0,
 	       (unsigned long long)tot.frames, tot.wall,
 	       tot.wall > 0 ? tot.frames / tot.wall : 0.0);
-	printf("; UC/UD lost %llu, late or twice %llu (legit); RC retry-exceeded under loss %llu\n",
+	printf("; UC/UD lost %llu, late or twice %llu (legit); RC retry-exceeded under loss %llu",
 	       (unsigned long long)tot.lost_msgs,
 	       (unsigned long long)tot.dups,
 	       (unsigned long long)tot.legit_exc);
+	printf("; ATOMIC WRITE %llu, FLUSH %llu\n",
+	       (unsigned long long)tot.atomic_writes,
+	       (unsigned long long)tot.flushes);
 	printf("drops:");
 	for (i = 1; i < SROCE_DROP_MAX; i++)
 		if (tot.drops[i])

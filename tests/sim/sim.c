@@ -320,7 +320,9 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 		a[side].qkey = 0x11111111;
 		a[side].qp_access_flags = SROCE_ACCESS_LOCAL_WRITE |
 			SROCE_ACCESS_REMOTE_WRITE | SROCE_ACCESS_REMOTE_READ |
-			SROCE_ACCESS_REMOTE_ATOMIC;
+			SROCE_ACCESS_REMOTE_ATOMIC |
+			SROCE_ACCESS_FLUSH_GLOBAL |
+			SROCE_ACCESS_FLUSH_PERSISTENT;
 		a[side].path_mtu = (u8)s->o.mtu;
 		a[side].dest_qp_num = s->qpn_base[!side] + i;
 		a[side].rq_psn = psn[!side];

@@ -56,6 +56,7 @@ struct sim_stats {
 	u64 rx_frames, rx_bad_frame;
 	u64 drops[SROCE_DROP_MAX];
 	u64 msgs, bytes, cqes;
+	u64 atomic_writes, flushes;	/* RC, completed and checked */
 	u64 retry_exc_legit;
 	u64 ud_dups, uc_late, lost_msgs;
 	u64 emit_busy;

@@ -457,7 +457,7 @@ static u8 pick_op(struct sim *s, struct wl_flow *fl)
 		SROCE_WR_RDMA_WRITE, SROCE_WR_RDMA_WRITE_WITH_IMM,
 		SROCE_WR_RDMA_READ, SROCE_WR_RDMA_READ,
 		SROCE_WR_ATOMIC_CMP_AND_SWP, SROCE_WR_ATOMIC_FETCH_AND_ADD,
-		SROCE_WR_SEND_WITH_INV,
+		SROCE_WR_SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE, SROCE_WR_FLUSH,
 	};
 	static const u8 uc[] = {
 		SROCE_WR_SEND, SROCE_WR_SEND_WITH_IMM, SROCE_WR_RDMA_WRITE,
@@ -509,8 +509,11 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 	m->signaled = sroce_rng_below(&s->rng, 10) != 0 || seq % 4 == 3 ||
 		      seq + 1 == fl->quota || fl->tail - fl->head == fl->depth;
 	if (op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD)
+	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD ||
+	    op == SROCE_WR_ATOMIC_WRITE)
 		m->len = 8;
+	else if (op == SROCE_WR_FLUSH)
+		m->len = 0;
 	else
 		m->len = pick_len(s, fl->max_len);
 	if (fl->type != SROCE_QPT_RC && m->len < 8 &&
@@ -557,6 +560,21 @@ static void post_one(struct sim *s, struct wl_flow *fl)
 		region_make(s, &m->loc, fl->src->side, 8, 1, access, NULL);
 		wq.num_sge = 1;
 		wq.sge[0] = m->loc.sge[0];
+	} else if (op == SROCE_WR_ATOMIC_WRITE) {
+		/* The atomic word, in order with the flow's other atomics. */
+		wq.atomic_wr.remote_addr = fl->atom.sge[0].addr;
+		wq.atomic_wr.rkey = fl->atom.key;
+		memcpy(wq.atomic_wr.value, data, 8);
+		memcpy(&fl->aval, data, 8);
+	} else if (op == SROCE_WR_FLUSH) {
+		/* The word, an empty range, or its whole MR; either type. */
+		wq.flush.remote_addr = fl->atom.sge[0].addr;
+		wq.flush.rkey = fl->atom.key;
+		wq.flush.length = (u32)sroce_rng_below(&s->rng, 2) * 8;
+		wq.flush.type = 1 + (u8)sroce_rng_below(&s->rng, 3);
+		wq.flush.level = (u8)sroce_rng_below(&s->rng, 2);
+		if (wq.flush.level == SROCE_FLUSH_MR)
+			wq.flush.remote_addr = sroce_rng_next(&s->rng);
 	} else {
 		bool inl = op != SROCE_WR_RDMA_READ && m->len <= 256 &&
 			   !sroce_rng_below(&s->rng, 4);
@@ -628,6 +646,10 @@ static u8 wc_of(u8 op)
 		return SROCE_WC_COMP_SWAP;
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_WC_FETCH_ADD;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return SROCE_WC_FLUSH;
 	default:
 		return SROCE_WC_SEND;
 	}
@@ -635,7 +657,8 @@ static u8 wc_of(u8 op)
 
 static const char *const wr_name[] = {
 	"WRITE", "WRITE_IMM", "SEND", "SEND_IMM", "READ", "CMP_SWAP",
-	"FETCH_ADD", "?", "?", "SEND_INV",
+	"FETCH_ADD", "?", "?", "SEND_INV", "?", "?", "?", "?", "FLUSH",
+	"ATOMIC_WRITE",
 };
 
 /*
@@ -728,6 +751,8 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 			 m->len);
 	fl->src->lost_since_ok = 0;
 	fl->src->peer_busy_ns = 0;
+	s->st.atomic_writes += m->op == SROCE_WR_ATOMIC_WRITE;
+	s->st.flushes += m->op == SROCE_WR_FLUSH;
 	s->st.msgs++;
 	s->st.bytes += m->len;
 	if (fl->type != SROCE_QPT_RC)
@@ -1144,8 +1169,12 @@ int sim_random(struct sim *s)
 			abort();
 		if (fl->type == SROCE_QPT_RC) {
 			v = sroce_rng_next(&s->rng);
+			/* Also the target of ATOMIC WRITEs and FLUSHes. */
 			region_make(s, &fl->atom, fl->dst->side, 8, 1,
-				    SROCE_ACCESS_REMOTE_ATOMIC,
+				    SROCE_ACCESS_REMOTE_ATOMIC |
+				    SROCE_ACCESS_REMOTE_WRITE |
+				    SROCE_ACCESS_FLUSH_GLOBAL |
+				    SROCE_ACCESS_FLUSH_PERSISTENT,
 				    (const u8 *)&v);
 			fl->aval = v;
 		} else {

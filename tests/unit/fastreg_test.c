@@ -81,7 +81,7 @@ START_TEST(test_st_rules)
 	ck_assert_int_eq(st.state, SROCE_MR_FREE);
 	/* An rkey must carry a remote right; unknown bits are dropped. */
 	ck_assert_int_eq(sroce_mr_st_reg(&st, FR_KEY(1),
-					 SROCE_ACCESS_LOCAL_WRITE | 0x100),
+					 SROCE_ACCESS_LOCAL_WRITE | 0x1000),
 			 SROCE_MR_OK);
 	ck_assert_uint_eq(st.access, SROCE_ACCESS_LOCAL_WRITE);
 	ck_assert_int_eq(sroce_mr_st_check(&st, FR_KEY(1), true, 0),

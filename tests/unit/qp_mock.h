@@ -71,6 +71,7 @@ struct mock {
 	u32 emit_room;
 	u32 events[32];
 	u32 atomics;
+	u32 key_only;		/* mem_access calls with SROCE_ACCESS_KEY_ONLY */
 	u32 invalidated;
 	int fail_invalidate;
 };
@@ -101,12 +102,19 @@ static int mock_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 	struct mock *m = ctx;
 	u32 i;
 
-	access &= ~SROCE_ACCESS_RECV;	/* one PD here */
+	bool key_only = access & SROCE_ACCESS_KEY_ONLY;
+
+	access &= ~(SROCE_ACCESS_RECV | SROCE_ACCESS_KEY_ONLY);	/* one PD */
+	m->key_only += key_only;
 	for (i = 0; i < m->nmr; i++) {
 		struct mock_mr *r = &m->mr[i];
 
 		if (r->key != key)
 			continue;
+		if (key_only) {
+			va = r->va;
+			len = 0;
+		}
 		if (va < r->va || va + len > r->va + r->len)
 			return -SROCE_EFAULT;
 		if ((access & r->access) != access)
@@ -209,7 +217,7 @@ static int mock_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 	*orig = v;
 	if (op == SROCE_OP_FETCH_ADD)
 		v += swap_add;
-	else if (v == cmp)
+	else if (op == SROCE_OP_ATOMIC_WRITE || v == cmp)
 		v = swap_add;
 	memcpy(mock_ptr(dst->mr, dst->va), &v, 8);
 	return 0;

@@ -7,7 +7,8 @@
  *
  * Both sides derive the same operation list from the seed the client
  * sends: per operation a QP, a type (WRITE, WRITE_WITH_IMM, READ, SEND,
- * SEND_WITH_IMM, CMP_SWAP, FETCH_ADD), a size from 0 to --max-size, a
+ * SEND_WITH_IMM, CMP_SWAP, FETCH_ADD, ATOMIC_WRITE, FLUSH), a size from
+ * 0 to --max-size, a
  * scatter/gather split and a byte pattern.  Operations are grouped in
  * rounds that fit the per-QP buffers.  Per round, over the TCP control
  * connection:
@@ -25,6 +26,12 @@
  * max_inline_data N and posts operations 8 and 9 (a SEND, a WRITE) of
  * exactly N bytes with IBV_SEND_INLINE, and half the other SENDs and
  * WRITEs of at most N bytes.
+ *
+ * ATOMIC_WRITE and FLUSH (IBA 1.5, ibv_wr_*()) run when both devices
+ * advertise them (device_cap_flags_ex bits 40 and 38); else the client
+ * says which it skips and why.  A FLUSH operation is a WRITE and, behind
+ * it on the QP, a FLUSH (global visibility) of its range or of the whole
+ * MR: both completions, in that order, and every byte are checked.
  *
  * Perftest does not look at data; this does, byte for byte, on both sides.
  * Exit status: 0 all verified, 1 a check failed, 2 usage or setup error.
@@ -60,12 +67,26 @@
 
 enum op_type {
 	OP_WRITE, OP_WRITE_IMM, OP_READ, OP_SEND, OP_SEND_IMM,
-	OP_CMP_SWAP, OP_FETCH_ADD, OP_NTYPES
+	OP_CMP_SWAP, OP_FETCH_ADD, OP_ATOMIC_WRITE, OP_FLUSH, OP_NTYPES
 };
 
 static const char *const op_name[OP_NTYPES] = {
 	"write", "write_imm", "read", "send", "send_imm", "cmp_swap", "fetch_add",
+	"atomic_write", "flush",
 };
+
+/* ib_uverbs device_cap_flags_ex bits (rdma-core 56.1 has no names). */
+#define CAP_FLUSH_GLOBAL	(1ull << 38)
+#define CAP_ATOMIC_WRITE	(1ull << 40)
+enum { PL_ATOMIC_WRITE = 1, PL_FLUSH = 2 };
+/* wr_id of the WRITE a FLUSH operation posts before its FLUSH */
+#define WR_FLUSH_WRITE		(1ull << 63)
+
+static bool is_atomic(enum op_type t)
+{
+	return t == OP_CMP_SWAP || t == OP_FETCH_ADD;
+}
+
 
 struct piece {
 	uint64_t off;		/* in the side's area for this QP */
@@ -89,8 +110,14 @@ struct op {
 	uint64_t rspan_off, rspan_len;
 	bool inl;		/* client: post with IBV_SEND_INLINE */
 	uint32_t imm;
-	uint64_t a_init, a_cmp, a_swap;	/* atomics */
+	uint64_t a_init, a_cmp, a_swap;	/* atomics; ATOMIC_WRITE's value */
 };
+
+/* Send WQEs (and completions) an operation takes. */
+static unsigned int op_wqes(const struct op *o)
+{
+	return o->type == OP_FLUSH ? 2 : 1;
+}
 
 struct params {		/* client -> server, network order on the wire */
 	uint64_t seed;
@@ -102,6 +129,7 @@ struct params {		/* client -> server, network order on the wire */
 	uint32_t atomics;
 	uint32_t mtu;
 	uint32_t inl;		/* max_inline_data, inline operations */
+	uint32_t placement;	/* PL_*: both devices can */
 };
 
 struct qp_info {
@@ -117,6 +145,7 @@ struct hello {
 	uint32_t mtu;
 	uint32_t nsge;
 	uint32_t atomics;
+	uint32_t placement;	/* PL_* this device advertises */
 	uint32_t nqp;
 	struct qp_info qp[MAX_QP];
 };
@@ -145,6 +174,8 @@ static struct {
 	int timeout;
 	bool verbose;
 	bool plan;
+	bool flush_range_only;	/* client: no whole-MR FLUSH */
+	const char *no_flush;	/* client: no FLUSH at all, for this reason */
 	const char *qpn_file;
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
@@ -163,6 +194,7 @@ static struct {
 	int sock;
 	uint32_t nsge;		/* SGEs per WR both sides can take */
 	bool atomics;
+	uint32_t placement;	/* PL_* both sides advertise */
 	struct params p;
 	struct hello me, peer;
 	uint8_t *tmp;		/* expected pattern of one operation */
@@ -424,13 +456,27 @@ static unsigned int gen_round(struct op *ops)
 		uint64_t s = gen_seed ^ (gen_k * 0x2545f4914f6cdd1dull);
 		struct op *o = &ops[n];
 		struct bump sl, sr;
-		uint32_t ntypes = g.p.atomics ? OP_NTYPES : OP_CMP_SWAP;
+		uint32_t ntypes = g.p.atomics ? OP_ATOMIC_WRITE : OP_CMP_SWAP;
 		bool ok;
 
 		mix(&s);
 		memset(o, 0, sizeof(*o));
 		o->qp = rnd(&s, g.p.nqp);
-		o->type = gen_k < 6 ? (enum op_type)(gen_k % 5) : rnd(&s, ntypes);
+		if (gen_k < 6) {
+			o->type = (enum op_type)(gen_k % 5);
+		} else if (!g.p.placement) {
+			o->type = rnd(&s, ntypes);
+		} else {
+			/* ntypes, then ATOMIC_WRITE and FLUSH as available */
+			o->type = rnd(&s, ntypes + 2);
+			if (o->type >= ntypes)
+				o->type = o->type == ntypes ? OP_ATOMIC_WRITE : OP_FLUSH;
+			if (o->type == OP_ATOMIC_WRITE &&
+			    !(g.p.placement & PL_ATOMIC_WRITE))
+				o->type = OP_FLUSH;
+			if (o->type == OP_FLUSH && !(g.p.placement & PL_FLUSH))
+				o->type = OP_ATOMIC_WRITE;
+		}
 		if (gen_k == 5)
 			o->type = OP_WRITE;	/* the largest one */
 		/* every SGE on both sides; then inline, at the limit */
@@ -441,11 +487,11 @@ static unsigned int gen_round(struct op *ops)
 		o->size = pick_size(&s, gen_k);
 		if (gen_bytes + o->size > g.p.bytes)
 			o->size = g.p.bytes - gen_bytes;
-		if (o->type >= OP_CMP_SWAP)
+		if (is_atomic(o->type) || o->type == OP_ATOMIC_WRITE)
 			o->size = 8;
 		o->pseed = mix(&s);
 		o->imm = (uint32_t)mix(&s);
-		if (perqp[o->qp] == SLOT_WR)
+		if (perqp[o->qp] + op_wqes(o) > SLOT_WR)
 			break;
 		sl = lb[o->qp];
 		sr = rb[o->qp];
@@ -461,6 +507,12 @@ static unsigned int gen_round(struct op *ops)
 			o->a_init = mix(&s);
 			/* half of the compares match */
 			o->a_cmp = rnd(&s, 2) ? o->a_init : mix(&s);
+			o->a_swap = mix(&s);
+			break;
+		case OP_ATOMIC_WRITE:
+			/* no local data: the value is in the WR */
+			ok = take(&sr, &s, 8, 8, &o->roff);
+			o->a_init = mix(&s);
 			o->a_swap = mix(&s);
 			break;
 		case OP_SEND:
@@ -482,7 +534,7 @@ static unsigned int gen_round(struct op *ops)
 			ok = ok && place(&sr, &s, o->size + o->rslack, o->nr, o->r,
 					 &o->rspan_off, &o->rspan_len);
 			break;
-		default:	/* WRITE, WRITE_IMM, READ */
+		default:	/* WRITE, WRITE_IMM, READ, FLUSH (a WRITE first) */
 			o->nl = o->size ? 1 + rnd(&s, g.p.nsge) : 0;
 			if (gen_k == 7 || gen_k == 9)
 				o->nl = g.p.nsge;
@@ -506,7 +558,7 @@ static unsigned int gen_round(struct op *ops)
 		}
 		lb[o->qp] = sl;
 		rb[o->qp] = sr;
-		perqp[o->qp]++;
+		perqp[o->qp] += op_wqes(o);
 		gen_bytes += o->size;
 		gen_k++;
 		n++;
@@ -546,6 +598,15 @@ static void open_dev(void)
 	want = opt.server ? MAX_SGE : opt.sge;
 	g.me.nsge = htonl((uint32_t)da.max_sge < want ? (uint32_t)da.max_sge : want);
 	g.me.atomics = htonl(da.atomic_cap != IBV_ATOMIC_NONE);
+	{
+		struct ibv_device_attr_ex dx;
+
+		if (ibv_query_device_ex(g.ctx, NULL, &dx))
+			memset(&dx, 0, sizeof(dx));
+		g.me.placement = htonl(
+			(dx.device_cap_flags_ex & CAP_ATOMIC_WRITE ? PL_ATOMIC_WRITE : 0) |
+			(dx.device_cap_flags_ex & CAP_FLUSH_GLOBAL ? PL_FLUSH : 0));
+	}
 	if (opt.verbose)
 		printf("integrity: %s max_sge %d atomic_cap %d active_mtu %d\n",
 		       ibv_get_device_name(g.ctx->device), da.max_sge,
@@ -571,7 +632,8 @@ static void create_objects(void)
 		setup_fail("ibv_create_cq: %s", strerror(errno));
 	if (opt.server)
 		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			  (g.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+			  (g.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0) |
+			  (g.placement & PL_FLUSH ? IBV_ACCESS_FLUSH_GLOBAL : 0);
 	/* Room for the largest operation with its gaps and guards. */
 	g.area_len = g.p.max_size + g.p.max_size / 8 + 64 * 1024;
 	for (i = 0; i < g.p.nqp; i++) {
@@ -586,7 +648,20 @@ static void create_objects(void)
 			.qp_state = IBV_QPS_INIT, .port_num = 1, .pkey_index = 0,
 			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				IBV_ACCESS_REMOTE_READ |
-				(g.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0),
+				(g.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0) |
+				/* rdma_rxe wants the QP to allow flushes too */
+				(g.placement & PL_FLUSH ? IBV_ACCESS_FLUSH_GLOBAL : 0),
+		};
+		struct ibv_qp_init_attr_ex ix = {
+			.send_cq = ia.send_cq, .recv_cq = ia.recv_cq,
+			.qp_type = IBV_QPT_RC, .cap = ia.cap,
+			.sq_sig_all = 1, .pd = g.pd,
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.send_ops_flags =
+				(g.placement & PL_ATOMIC_WRITE ?
+				 IBV_QP_EX_WITH_ATOMIC_WRITE : 0) |
+				(g.placement & PL_FLUSH ? IBV_QP_EX_WITH_FLUSH : 0),
 		};
 
 		g.area[i] = aligned_alloc(4096, (g.area_len + 4095) & ~4095ull);
@@ -597,7 +672,9 @@ static void create_objects(void)
 		if (!g.mr[i])
 			setup_fail("ibv_reg_mr %" PRIu64 " bytes: %s", g.area_len,
 				   strerror(errno));
-		g.qp[i] = ibv_create_qp(g.pd, &ia);
+		/* ibv_wr_*() is the only way to post ATOMIC_WRITE and FLUSH. */
+		g.qp[i] = g.placement ? ibv_create_qp_ex(g.ctx, &ix) :
+			  ibv_create_qp(g.pd, &ia);
 		if (!g.qp[i])
 			setup_fail("ibv_create_qp: %s", strerror(errno));
 		if (ibv_modify_qp(g.qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -686,7 +763,7 @@ static void handshake(void)
 
 	if (!opt.server) {
 		g.p = (struct params){ opt.seed, opt.bytes, opt.ops, opt.nqp,
-				       opt.max_size, 0, 0, 0, opt.inl };
+				       opt.max_size, 0, 0, 0, opt.inl, 0 };
 		p = (struct params){ htobe64(opt.seed), htobe64(opt.bytes),
 				     htonl(opt.ops), htonl(opt.nqp), htonl(opt.max_size),
 				     .inl = htonl(opt.inl) };
@@ -699,6 +776,9 @@ static void handshake(void)
 		if (!g.p.nqp || g.p.nqp > MAX_QP || g.p.max_size > (1u << 30))
 			setup_fail("bad parameters from the client");
 	}
+	/* --no-flush: as if this device could not, so both sides agree. */
+	if (opt.no_flush)
+		g.me.placement &= htonl(~(uint32_t)PL_FLUSH);
 	/* Capabilities first, so both sides size their QPs the same way. */
 	xfer(true, &g.me, offsetof(struct hello, qp));
 	xfer(false, &g.peer, offsetof(struct hello, qp));
@@ -706,8 +786,21 @@ static void handshake(void)
 	if (!g.nsge)
 		setup_fail("device reports max_sge 0");
 	g.atomics = ntohl(g.me.atomics) && ntohl(g.peer.atomics);
+	g.placement = ntohl(g.me.placement) & ntohl(g.peer.placement);
+	if (opt.no_flush) {
+		char why[256];
+		size_t i;
+
+		/* '+' for a space: the reason passes through shell evals */
+		snprintf(why, sizeof(why), "%s", opt.no_flush);
+		for (i = 0; why[i]; i++)
+			if (why[i] == '+')
+				why[i] = ' ';
+		printf("integrity: skipping FLUSH: %s\n", why);
+	}
 	g.p.nsge = g.nsge;
 	g.p.atomics = g.atomics;
+	g.p.placement = g.placement;
 	g.p.mtu = mtu_bytes(ntohl(g.me.mtu) < ntohl(g.peer.mtu) ? ntohl(g.me.mtu) : ntohl(g.peer.mtu));
 	create_objects();
 	g.me.nqp = htonl(g.p.nqp);
@@ -718,6 +811,13 @@ static void handshake(void)
 		write_qpns(opt.qpn_file);
 	if (!g.atomics)
 		printf("integrity: the device has no atomics (atomic_cap NONE): skipping them\n");
+	if (!opt.server && !(g.placement & PL_ATOMIC_WRITE))
+		printf("integrity: skipping ATOMIC_WRITE: the %s device does not advertise it\n",
+		       ntohl(g.me.placement) & PL_ATOMIC_WRITE ? "server's" : "client's");
+	if (!opt.server && !(g.placement & PL_FLUSH) && !opt.no_flush)
+		printf("integrity: skipping FLUSH: the %s device does not advertise it "
+		       "(FLUSH_GLOBAL: an MR with the flush right needs Linux 6.2)\n",
+		       ntohl(g.me.placement) & PL_FLUSH ? "server's" : "client's");
 }
 
 /* ---- one round ---------------------------------------------------------- */
@@ -849,9 +949,9 @@ static void poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n,
 
 static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_t k0)
 {
-	static struct ibv_wc wc[ROUND_OPS + 1];
+	static struct ibv_wc wc[2 * ROUND_OPS + 1];
 	uint8_t fill = round_fill(round);
-	unsigned int i, j;
+	unsigned int i, j, ncomp = 0;
 
 	/* Sources hold the pattern, sinks the round's fill byte. */
 	for (i = 0; i < n; i++) {
@@ -861,10 +961,12 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 		/* the span includes the guards around its pieces */
 		memset(a + o->lspan_off, fill, o->lspan_len);
 		if (o->type == OP_WRITE || o->type == OP_WRITE_IMM ||
-		    o->type == OP_SEND || o->type == OP_SEND_IMM) {
+		    o->type == OP_SEND || o->type == OP_SEND_IMM ||
+		    o->type == OP_FLUSH) {
 			pattern(g.tmp, o->size, o->pseed);
 			fill_pieces(a, o, o->l, o->nl);
 		}
+		ncomp += op_wqes(o);
 	}
 	ctl_wait(CTL_READY, round);
 
@@ -889,8 +991,11 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 			wr.imm_data = htonl(o->imm);
 			/* fallthrough */
 		case OP_WRITE:
-			if (o->type == OP_WRITE)
+		case OP_FLUSH:
+			if (o->type != OP_WRITE_IMM)
 				wr.opcode = IBV_WR_RDMA_WRITE;
+			if (o->type == OP_FLUSH)
+				wr.wr_id |= WR_FLUSH_WRITE;
 			/* fallthrough */
 		case OP_READ:
 			if (o->type == OP_READ)
@@ -917,50 +1022,78 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 		default:
 			break;
 		}
-		ret = ibv_post_send(g.qp[o->qp], &wr, &bad);
+		ret = o->type == OP_ATOMIC_WRITE ? 0 :
+		      ibv_post_send(g.qp[o->qp], &wr, &bad);
+		if (!ret && (o->type == OP_ATOMIC_WRITE || o->type == OP_FLUSH)) {
+			/* Behind the WRITE on the same QP: FLUSH orders after it. */
+			struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(g.qp[o->qp]);
+
+			ibv_wr_start(qx);
+			qx->wr_id = k0 + i;
+			qx->wr_flags = 0;	/* sq_sig_all */
+			if (o->type == OP_ATOMIC_WRITE)
+				ibv_wr_atomic_write(qx, rkey, raddr, &o->a_swap);
+			else
+				ibv_wr_flush(qx, rkey, raddr, o->size, IBV_FLUSH_GLOBAL,
+					     o->imm & 1 && !opt.flush_range_only ?
+					     IBV_FLUSH_MR : IBV_FLUSH_RANGE);
+			ret = ibv_wr_complete(qx);
+		}
 		if (ret)
 			check_fail("ibv_post_send op %" PRIu64 " (%s): %s", k0 + i,
 				   op_name[o->type], strerror(ret));
 	}
 
-	poll_n(g.scq, wc, n, "send", round, ops, n, k0);
+	poll_n(g.scq, wc, ncomp, "send", round, ops, n, k0);
 	/* Every operation completes once, successfully, with its opcode, on
 	 * its QP; a QP's completions come in posting order. */
 	{
 		static const enum ibv_wc_opcode want[OP_NTYPES] = {
 			IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
 			IBV_WC_SEND, IBV_WC_SEND, IBV_WC_COMP_SWAP, IBV_WC_FETCH_ADD,
+			IBV_WC_ATOMIC_WRITE, IBV_WC_FLUSH,
 		};
 		uint64_t last[MAX_QP];
-		bool seen[ROUND_OPS] = { false };
+		bool seen[ROUND_OPS] = { false }, seen_w[ROUND_OPS] = { false };
 
 		for (j = 0; j < MAX_QP; j++)
 			last[j] = UINT64_MAX;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < ncomp; i++) {
 			struct ibv_wc *w = &wc[i];
+			uint64_t k = w->wr_id & ~WR_FLUSH_WRITE;
+			bool fw = w->wr_id & WR_FLUSH_WRITE;
+			enum ibv_wc_opcode wop;
 			struct op *o;
 
-			if (w->wr_id < k0 || w->wr_id >= k0 + n || seen[w->wr_id - k0])
+			if (k < k0 || k >= k0 + n ||
+			    (fw ? seen_w[k - k0] : seen[k - k0]) ||
+			    (fw && ops[k - k0].type != OP_FLUSH))
 				check_fail("round %u: completion with bad or repeated wr_id %"
 					   PRIu64 " (status %s)", round, w->wr_id,
 					   ibv_wc_status_str(w->status));
-			seen[w->wr_id - k0] = true;
-			o = &ops[w->wr_id - k0];
+			o = &ops[k - k0];
+			if (fw)
+				seen_w[k - k0] = true;
+			else
+				seen[k - k0] = true;
 			if (w->status != IBV_WC_SUCCESS)
-				check_fail("op %" PRIu64 " (%s, qp %u, %u bytes): status %s "
-					   "(vendor_err 0x%x)", w->wr_id, op_name[o->type],
-					   o->qp, o->size, ibv_wc_status_str(w->status),
-					   w->vendor_err);
-			if (w->opcode != want[o->type])
+				check_fail("op %" PRIu64 " (%s%s, qp %u, %u bytes): status %s "
+					   "(vendor_err 0x%x)", k, op_name[o->type],
+					   fw ? "'s write" : "", o->qp, o->size,
+					   ibv_wc_status_str(w->status), w->vendor_err);
+			wop = fw ? IBV_WC_RDMA_WRITE : want[o->type];
+			if (w->opcode != wop)
 				check_fail("op %" PRIu64 " (%s): completion opcode %d, expected %d",
-					   w->wr_id, op_name[o->type], w->opcode, want[o->type]);
+					   k, op_name[o->type], w->opcode, wop);
+			if (o->type == OP_FLUSH && !fw && !seen_w[k - k0])
+				check_fail("op %" PRIu64 " (flush): completed before its write", k);
 			if (w->qp_num != g.qp[o->qp]->qp_num)
 				check_fail("op %" PRIu64 ": completion on QP 0x%x, posted on 0x%x",
-					   w->wr_id, w->qp_num, g.qp[o->qp]->qp_num);
-			if (last[o->qp] != UINT64_MAX && w->wr_id < last[o->qp])
+					   k, w->qp_num, g.qp[o->qp]->qp_num);
+			if (last[o->qp] != UINT64_MAX && k < last[o->qp])
 				check_fail("QP %u: op %" PRIu64 " completed after op %" PRIu64,
-					   o->qp, w->wr_id, last[o->qp]);
-			last[o->qp] = w->wr_id;
+					   o->qp, k, last[o->qp]);
+			last[o->qp] = k;
 		}
 	}
 
@@ -976,7 +1109,7 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 			for (j = 0; j < o->nl; j++)
 				check_guard(a, o->l[j].off, o->l[j].len, fill, o, k0 + i);
 			st.bytes += o->size;
-		} else if (o->type >= OP_CMP_SWAP) {
+		} else if (is_atomic(o->type)) {
 			memcpy(&old, a + o->l[0].off, 8);
 			if (old != o->a_init)
 				check_fail("op %" PRIu64 " (%s): returned 0x%016" PRIx64
@@ -1006,6 +1139,7 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 		switch (o->type) {
 		case OP_WRITE:
 		case OP_WRITE_IMM:
+		case OP_FLUSH:
 			memset(a + o->roff - GUARD, fill, o->size + 2 * GUARD);
 			break;
 		case OP_READ:
@@ -1101,6 +1235,7 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 		switch (o->type) {
 		case OP_WRITE:
 		case OP_WRITE_IMM:
+		case OP_FLUSH:
 			pattern(g.tmp, o->size, o->pseed);
 			check_pieces(a, o, &whole, 1, fill, "written", k0 + i);
 			check_guard(a, o->roff, o->size, fill, o, k0 + i);
@@ -1123,6 +1258,8 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 			memcpy(&v, a + o->roff, 8);
 			if (o->type == OP_FETCH_ADD)
 				want = o->a_init + o->a_swap;
+			else if (o->type == OP_ATOMIC_WRITE)
+				want = o->a_swap;	/* the bytes, as the client held them */
 			else
 				want = o->a_init == o->a_cmp ? o->a_swap : o->a_init;
 			if (v != want)
@@ -1164,6 +1301,8 @@ static void usage(void)
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
 		"       [--sge N] [--inline N]   SGEs per WR (4), max_inline_data (0)\n"
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
+		"       [--flush-range-only]   client: no whole-MR FLUSH\n"
+		"       [--no-flush REASON]    client: no FLUSH, saying why ('+' = ' ')\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size --sge --inline)\n"
 		"  rule both sides\n");
@@ -1193,6 +1332,7 @@ int main(int argc, char **argv)
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
+		{ "flush-range-only", 0, NULL, 'R' }, { "no-flush", 1, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1220,6 +1360,8 @@ int main(int argc, char **argv)
 		case 'Q': opt.qpn_file = optarg; break;
 		case 'G': opt.sge = num(optarg); break;
 		case 'I': opt.inl = num(optarg); break;
+		case 'R': opt.flush_range_only = true; break;
+		case 'F': opt.no_flush = optarg; break;
 		default: usage();
 		}
 	}
@@ -1233,7 +1375,8 @@ int main(int argc, char **argv)
 		/* Print the operation list for an MTU of 1024, --sge SGEs
 		 * and atomics, without a device: for debugging a seed. */
 		g.p = (struct params){ opt.seed, opt.bytes, opt.ops, opt.nqp,
-				       opt.max_size, opt.sge, 1, 1024, opt.inl };
+				       opt.max_size, opt.sge, 1, 1024, opt.inl,
+				       PL_ATOMIC_WRITE | PL_FLUSH };
 		g.area_len = g.p.max_size + g.p.max_size / 8 + 64 * 1024;
 		opt.verbose = true;
 	} else {

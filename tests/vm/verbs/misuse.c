@@ -132,6 +132,14 @@ struct pair {
 
 #define BUF_LEN (64 * 1024)
 
+/* ib_uverbs device_cap_flags_ex bits (rdma-core 56.1 has no names). */
+#define CAP_FLUSH_GLOBAL	(1ull << 38)
+#define CAP_ATOMIC_WRITE	(1ull << 40)
+static uint64_t dcaps_ex;
+
+/* Set by the ATOMIC_WRITE and FLUSH rows: their QPs need ibv_wr_*(). */
+static uint64_t pair_send_ops;
+
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	struct ibv_qp_init_attr ia = {
@@ -140,8 +148,14 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_all = 1,
 	};
+	struct ibv_qp_init_attr_ex ix = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = ia.cap, .sq_sig_all = 1, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = pair_send_ops,
+	};
 
-	return ibv_create_qp(pd, &ia);
+	return pair_send_ops ? ibv_create_qp_ex(ctx, &ix) : ibv_create_qp(pd, &ia);
 }
 
 static int to_init(struct ibv_qp *qp, int access)
@@ -1103,6 +1117,105 @@ static struct result wc_atomic_misaligned(void)
 	return wc_row(&p, p.a);
 }
 
+/*
+ * ATOMIC_WRITE (@flush false) or FLUSH of the range @off..+8 of a target
+ * MR of @mr_access (0: the pair's own MR) from a to b, whose QP allows
+ * @b_access.  The answer is the completion (or a refusal at post time).
+ */
+static struct result placement_row(bool flush, int b_access, int mr_access,
+				   uint64_t off)
+{
+	uint64_t cap = flush ? CAP_FLUSH_GLOBAL : CAP_ATOMIC_WRITE;
+	uint64_t value = 0x0123456789abcdefull;
+	struct ibv_mr *mr = NULL;
+	struct ibv_qp_ex *qx;
+	struct result r;
+	struct pair p;
+	int e;
+
+	if (!(dcaps_ex & cap))
+		return skipped(flush ? "the device does not advertise FLUSH_GLOBAL" :
+			       "the device does not advertise ATOMIC_WRITE");
+	pair_send_ops = flush ? IBV_QP_EX_WITH_FLUSH : IBV_QP_EX_WITH_ATOMIC_WRITE;
+	{
+		const char *w;
+
+		e = pair_make(&p, b_access, 7, &w);
+		pair_send_ops = 0;
+		if (e) {
+			pair_free(&p);
+			return setup_failed(w, e);
+		}
+	}
+	if (mr_access) {
+		mr = ibv_reg_mr(p.pd, page, sizeof(page), mr_access);
+		if (!mr) {
+			e = errno;
+			pair_free(&p);
+			return setup_failed("reg_mr", e);
+		}
+	}
+	qx = ibv_qp_to_qp_ex(p.a);
+	ibv_wr_start(qx);
+	qx->wr_id = 1;
+	qx->wr_flags = 0;
+	if (flush)
+		ibv_wr_flush(qx, mr ? mr->rkey : p.mr->rkey,
+			     (mr ? (uintptr_t)page : (uintptr_t)p.buf) + off, 8,
+			     IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+	else
+		ibv_wr_atomic_write(qx, mr ? mr->rkey : p.mr->rkey,
+				    (mr ? (uintptr_t)page : (uintptr_t)p.buf) + off,
+				    &value);
+	e = ibv_wr_complete(qx);
+	if (e) {	/* refused at post time */
+		if (mr)
+			ibv_dereg_mr(mr);
+		pair_free(&p);
+		return got_errno(e);
+	}
+	r = wc_row(&p, p.a);
+	if (mr)
+		ibv_dereg_mr(mr);
+	return r;
+}
+
+/* The pair's MR has no flush right; b's QP has. */
+static struct result wc_flush_mr_without_flush_right(void)
+{
+	return placement_row(true, ALL_REMOTE | IBV_ACCESS_FLUSH_GLOBAL, 0, 4096);
+}
+
+/* As rdma_rxe: the QP must allow the placement type too (invalid request). */
+static struct result wc_flush_qp_without_flush_right(void)
+{
+	return placement_row(true, ALL_REMOTE, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_FLUSH_GLOBAL, 0);
+}
+
+static struct result wc_atomic_write_misaligned(void)
+{
+	return placement_row(false, ALL_REMOTE, 0, 4096 + 4);
+}
+
+/* ATOMIC_WRITE needs remote write on the MR, as rdma_rxe: atomic is not enough. */
+static struct result wc_atomic_write_mr_without_remote_write(void)
+{
+	return placement_row(false, ALL_REMOTE, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_READ |
+			     (dattr.atomic_cap != IBV_ATOMIC_NONE ?
+			      IBV_ACCESS_REMOTE_ATOMIC : 0), 0);
+}
+
+/* sroce memory is RAM: no persistence to offer (ib_core: EOPNOTSUPP). */
+static struct result mr_flush_persistent(void)
+{
+	if (!(dcaps_ex & CAP_FLUSH_GLOBAL))
+		return skipped("the device does not advertise FLUSH_GLOBAL");
+	return reg(page, sizeof(page), IBV_ACCESS_LOCAL_WRITE |
+		   IBV_ACCESS_FLUSH_PERSISTENT);
+}
+
 static struct result wc_recv_too_small_requester(void)
 {
 	struct pair p;
@@ -1311,6 +1424,17 @@ static const struct row rows[] = {
 	  ERRNO, EINVAL },
 	{ "wc_recv_too_small_requester", WC, IBV_WC_REM_INV_REQ_ERR,
 	  wc_recv_too_small_requester },
+	{ "wc_flush_mr_without_flush_right", WC, IBV_WC_REM_ACCESS_ERR,
+	  wc_flush_mr_without_flush_right },
+	{ "wc_flush_qp_without_flush_right", WC, IBV_WC_REM_INV_REQ_ERR,
+	  wc_flush_qp_without_flush_right },
+	{ "wc_atomic_write_misaligned", WC, IBV_WC_REM_INV_REQ_ERR,
+	  wc_atomic_write_misaligned },
+	{ "wc_atomic_write_mr_without_remote_write", WC, IBV_WC_REM_ACCESS_ERR,
+	  wc_atomic_write_mr_without_remote_write },
+	/* rdma_rxe advertises persistence but refuses it on RAM: EINVAL */
+	{ "mr_flush_persistent", ERRNO, EOPNOTSUPP, mr_flush_persistent,
+	  ERRNO, EINVAL },
 	{ "wc_recv_too_small_responder", WC, IBV_WC_LOC_LEN_ERR, wc_recv_too_small_responder },
 	{ "wc_rnr_retry_exceeded", WC, IBV_WC_RNR_RETRY_EXC_ERR, wc_rnr_retry_exceeded },
 	{ "wc_flush_after_error", WC, IBV_WC_WR_FLUSH_ERR, wc_flush_after_error },
@@ -1358,6 +1482,12 @@ int main(int argc, char **argv)
 	if (!ctx || ibv_query_device(ctx, &dattr) || ibv_query_port(ctx, 1, &pattr)) {
 		fprintf(stderr, "misuse: cannot open %s: %s\n", devname, strerror(errno));
 		return 2;
+	}
+	{
+		struct ibv_device_attr_ex dx;
+
+		if (!ibv_query_device_ex(ctx, NULL, &dx))
+			dcaps_ex = dx.device_cap_flags_ex;
 	}
 	if (verbose)
 		printf("misuse: %s max_cqe %d max_qp_wr %d max_sge %d max_mr_size 0x%llx "
