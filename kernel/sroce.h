@@ -72,7 +72,7 @@ struct sroce_counters {
 #define SROCE_MCAST_HASH_BITS	8
 
 struct sroce_mcast {
-	struct mutex		lock;
+	struct mutex		lock;		/* the writers; RTNL nests inside */
 	struct hlist_head	hash[1 << SROCE_MCAST_HASH_BITS];
 	u32			ngrp;		/* groups with a QP attached */
 	u32			nattach;	/* (group, QP) attachments */
