@@ -17,7 +17,7 @@ bin=$SROCE_TOP/build/provider/mcast
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no RoCE v2 GID for $SROCE_ADDR"
 
 joined() {
-	ip maddr show dev "$SROCE_IF" | grep -q "inet  *$grp\$" &&
+	ip maddr show dev "$SROCE_IF" | grep -Eq "inet +$grp( |\$)" &&
 		ip maddr show dev "$SROCE_IF" | grep -q 'link  *01:00:5e:01:02:03' &&
 		grep -q "$grp_hex" /proc/net/igmp
 }
