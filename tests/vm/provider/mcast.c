@@ -5,7 +5,8 @@
  *   mcast recv DEV GID_INDEX GROUP READY GO   (guest a)
  *   mcast send DEV GID_INDEX GROUP            (guest b)
  *
- * GROUP is an IPv4 group address (the GID is ::ffff:GROUP).  The
+ * GROUP is an IPv4 group address (the GID is ::ffff:GROUP) or an IPv6
+ * one, GID_INDEX a RoCE v2 GID of the same family.  The
  * receiver checks the device's multicast limits and the error rows
  * (attach of an RC QP or to a unicast GID: EINVAL; a detach of a group
  * not attached: EINVAL; a second attach: no-op; the 57th QP of a group:
@@ -67,6 +68,7 @@ static struct ibv_mr *mr;
 static uint8_t buf[(NQP * NRECV + NQP) * (GRH + MSG)];
 static int gidx;
 static union ibv_gid sgid, group;
+static bool v6;
 static struct ibv_qp *qp[NQP];
 static unsigned int got[NQP][NMSG];
 static unsigned int bad_wc;
@@ -187,9 +189,14 @@ static void account(const struct ibv_wc *wc)
 	}
 	p = slot(q, i);
 	memcpy(&id, p + GRH, sizeof(id));
-	/* IPv4: the header in the GRH's last 20 bytes, to the group. */
-	if (id >= NMSG || p[GRH - 20] != 0x45 ||
-	    memcmp(p + GRH - 4, group.raw + 12, 4)) {
+	/*
+	 * The GRH image: IPv6, the header itself; IPv4, the header in the
+	 * last 20 bytes.  Either way to the group.
+	 */
+	if (id >= NMSG ||
+	    (v6 && ((p[0] >> 4) != 6 || memcmp(p + 24, group.raw, 16))) ||
+	    (!v6 && (p[GRH - 20] != 0x45 ||
+		     memcmp(p + GRH - 4, group.raw + 12, 4)))) {
 		bad_wc++;
 		return;
 	}
@@ -454,19 +461,23 @@ int main(int argc, char **argv)
 	struct in_addr g;
 	bool recv;
 
+	if (argc >= 5 && inet_pton(AF_INET6, argv[4], group.raw) == 1)
+		v6 = true;
 	if (argc < 5 || (strcmp(argv[1], "recv") && strcmp(argv[1], "send")) ||
 	    (!strcmp(argv[1], "recv") && argc < 7) ||
-	    inet_pton(AF_INET, argv[4], &g) != 1) {
+	    (!v6 && inet_pton(AF_INET, argv[4], &g) != 1)) {
 		fprintf(stderr, "usage: mcast recv DEV GID_INDEX GROUP READY GO\n"
 			"       mcast send DEV GID_INDEX GROUP\n");
 		return 2;
 	}
 	recv = !strcmp(argv[1], "recv");
 	gidx = atoi(argv[3]);
-	memset(&group, 0, sizeof(group));
-	group.raw[10] = 0xff;
-	group.raw[11] = 0xff;
-	memcpy(group.raw + 12, &g, 4);
+	if (!v6) {
+		memset(&group, 0, sizeof(group));
+		group.raw[10] = 0xff;
+		group.raw[11] = 0xff;
+		memcpy(group.raw + 12, &g, 4);
+	}
 	ctx = vm_open_dev(argv[2]);
 	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	cq = pd ? ibv_create_cq(ctx, 512, NULL, NULL, 0) : NULL;
