@@ -216,6 +216,16 @@ static inline void sroce_allow_user_unreg(struct ib_device_attr *attr)
 #endif
 }
 
+/* 6.0 moved IB_DEVICE_BLOCK_MULTICAST_LOOPBACK there too. */
+static inline void sroce_set_block_mcast_loopback(struct ib_device_attr *attr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+	attr->kernel_cap_flags |= IBK_BLOCK_MULTICAST_LOOPBACK;
+#else
+	attr->device_cap_flags |= IB_DEVICE_BLOCK_MULTICAST_LOOPBACK;
+#endif
+}
+
 /*
  * 7.x no longer exports the lookup by name; ib_register_device() still
  * refuses a name in use, with -ENFILE.

@@ -194,6 +194,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
 	/* Lets "rdma link delete" unregister us. */
 	sroce_allow_user_unreg(attr);
+	sroce_set_block_mcast_loopback(attr);
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE_RD;
@@ -210,8 +211,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
-	attr->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
-					  SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
@@ -309,6 +309,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	}
 	/* Deferred MR frees still use the device (ib_umem_release). */
 	sroce_mr_flush_frees();
+	sroce_mcast_cleanup(sdev);
 	sroce_txdev_put(sdev->txdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
@@ -401,6 +402,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	sdev->ndev = ndev;
 	sdev->net = dev_net(ndev);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	sroce_mcast_init(sdev);
 	sdev->txdev = sroce_txdev_alloc();
 	if (!sdev->txdev) {
 		ib_dealloc_device(&sdev->ibdev);
@@ -436,6 +438,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_kqp_verbs_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mw_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_mcast_ops);
 	sroce_set_device_group(&sdev->ibdev, &sroce_dev_attr_group);
 	/*
 	 * Write commands ib_core does not enable by default: the CQ arm

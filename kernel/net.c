@@ -28,6 +28,7 @@
 
 #include "sroce.h"
 #include "proto/icrc.h"
+#include "proto/mcast.h"
 #include "proto/wire.h"
 
 #define SROCE_UDP_HLEN		sizeof(struct udphdr)
@@ -97,7 +98,8 @@ static struct ib_device *sroce_rx_ibdev(struct sk_buff *skb, bool v6)
 }
 
 /*
- * Check one RoCEv2 packet and hand it to its QP.  On entry skb->data is
+ * Check one RoCEv2 packet and hand it to its QP, or a multicast one to
+ * every QP attached to its group (mcast.c).  On entry skb->data is
  * the UDP header and skb->len the UDP length (the UDP layer trimmed the
  * frame and verified any UDP checksum).
  */
@@ -110,6 +112,7 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum sroce_drop why;
 	u8 icrc[SROCE_ICRC_LEN];
 	const u8 *l3;
+	bool mcast;
 
 	if (len < SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN)
 		return SROCE_DROP_TRUNCATED;
@@ -120,14 +123,29 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 		return SROCE_DROP_NO_RESOURCE;
 
 	/*
-	 * The headers and the QP first, the ICRC over the whole datagram
-	 * after: junk sent to the port costs a header parse and a lookup,
-	 * and nothing of a packet is acted on before its ICRC passed.
+	 * The headers and the QP (or group) first, the ICRC over the whole
+	 * datagram after: junk sent to the port costs a header parse and a
+	 * lookup, and nothing of a packet is acted on before its ICRC
+	 * passed.
 	 */
 	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
 	if (why)
 		return why;
-	if (!xa_load(&sdev->qps, pkt.h.bth.dqpn))
+	if (v6) {
+		memcpy(pkt.sgid, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
+		memcpy(pkt.dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
+	} else {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
+				       (struct in6_addr *)pkt.sgid);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)pkt.dgid);
+	}
+	why = sroce_mcast_check(&pkt);
+	if (why)
+		return why;
+	mcast = sroce_pkt_is_mcast(&pkt);
+	if (mcast ? !sroce_mcast_has_group(sdev, pkt.dgid) :
+		    !xa_load(&sdev->qps, pkt.h.bth.dqpn))
 		return SROCE_DROP_UNKNOWN_QP;
 
 	/*
@@ -146,17 +164,10 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 		return SROCE_DROP_TRUNCATED;
 	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc))
 		return SROCE_DROP_BAD_ICRC;
-	if (v6) {
-		memcpy(pkt.sgid, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
-		memcpy(pkt.dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
-	} else {
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
-				       (struct in6_addr *)pkt.sgid);
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
-				       (struct in6_addr *)pkt.dgid);
-	}
 
 	rx.skb = skb;
+	/* ip_mc_output() loops our own multicast back as PACKET_LOOPBACK. */
+	rx.looped = skb->pkt_type == PACKET_LOOPBACK;
 	rx.payload_off = SROCE_UDP_HLEN + pkt.hdr_len;
 	if (v6) {
 		rx.family = AF_INET6;
@@ -170,6 +181,12 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 
 	rcu_read_lock();
+	if (mcast) {
+		/* Counts each QP's copy itself, accepted or dropped. */
+		why = sroce_mcast_deliver(sdev, &pkt, &rx, roce_len);
+		rcu_read_unlock();
+		return why;
+	}
 	why = sroce_kqp_deliver(sdev, &pkt, &rx);
 	rcu_read_unlock();
 	if (!why) {
@@ -629,8 +646,12 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	struct sk_buff *skb;
 	int err;
 
-	/* Link-local GIDs (the default fe80:: one) need the interface. */
-	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
+	/*
+	 * Link-local GIDs (the default fe80:: one) need the interface, and
+	 * so does a group: every interface has a route to ff00::/8.
+	 */
+	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL ||
+	    ipv6_addr_is_multicast(&fl6.daddr))
 		fl6.flowi6_oif = sdev->ndev->ifindex;
 	dst = sroce_route6(sdev, route, &fl6);
 	if (!dst)

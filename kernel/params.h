@@ -60,9 +60,14 @@
  */
 #define SROCE_HCA_CORE_CLOCK		1000000
 #define SROCE_TIMESTAMP_MASK		U64_MAX
-/* Multicast is not implemented yet; report none rather than pretend. */
-#define SROCE_MAX_MCAST_GRP		0
-#define SROCE_MAX_MCAST_QP_ATTACH	0
+/*
+ * UD multicast (mcast.c): rdma_rxe's limits.  Groups per device, QPs per
+ * group, and (group, QP) attachments per device.
+ */
+#define SROCE_MAX_MCAST_GRP		8192
+#define SROCE_MAX_MCAST_QP_ATTACH	56
+#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	(SROCE_MAX_MCAST_GRP * \
+					 SROCE_MAX_MCAST_QP_ATTACH)
 /* 4.1 us * 2^15 ~ 134 ms: the delay we promise peers for our ACKs. */
 #define SROCE_LOCAL_CA_ACK_DELAY	15
 /* Any multiple of the CPU page size is fine for a software device. */

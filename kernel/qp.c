@@ -46,8 +46,13 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->rwq_ind_tbl)
+	if ((init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK) ||
+	    init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* Only UD QPs join groups; the flag means nothing on others. */
+	if ((init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK) &&
+	    init->qp_type != IB_QPT_UD)
+		return -EINVAL;
 	/* QP1 is ib_mad's: a process gets no GSI QP of its own. */
 	if (udata && init->qp_type == IB_QPT_GSI)
 		return -EINVAL;
@@ -160,6 +165,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kqp->user = !!udata;
 	kqp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	kqp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	kqp->mcast_block_self = !!(init->create_flags &
+				   IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
 	sroce_kqp_exec_init(kqp);
 	kqp->txq = sroce_txq_alloc(sdev->txdev, kqp);
 	if (!kqp->txq) {
@@ -421,6 +428,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 					      IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;
 	init->port_num = SROCE_PORT;
+	if (kqp->mcast_block_self)
+		init->create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
 	return 0;
 }
 
@@ -429,7 +438,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * leaves flushing to the consumer, ib_drain_qp).  The exception is a user
  * QP taken away by device removal, whose process is still polling: it is
  * flushed first (sroce_kqp_flush_all).  The order (Documentation/
- * datapath.rst, "Objects"): unpublish, stop the timer and work, wait
+ * datapath.rst, "Objects"): unpublish (multicast groups, then the
+ * QPN), stop the timer and work, wait
  * for RX readers, free.
  */
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -439,6 +449,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	if (kqp->user && READ_ONCE(sdev->removing))
 		sroce_kqp_flush_all(kqp);
+	sroce_mcast_qp_leave_all(kqp);
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 	sroce_kqp_exec_stop(kqp);
 	synchronize_rcu();

@@ -320,12 +320,20 @@ enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
 				  struct sroce_rx *rx)
 {
 	struct sroce_kqp *kqp;
-	enum sroce_drop why;
-	u64 now;
 
 	kqp = xa_load(&sdev->qps, pkt->h.bth.dqpn);
 	if (!kqp)
 		return SROCE_DROP_UNKNOWN_QP;
+	return sroce_kqp_deliver_to(kqp, pkt, rx);
+}
+
+enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
+				     const struct sroce_pkt *pkt,
+				     struct sroce_rx *rx)
+{
+	enum sroce_drop why;
+	u64 now;
+
 	spin_lock_bh(&kqp->lock);
 	if (kqp->dying) {
 		why = SROCE_DROP_UNKNOWN_QP;

@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/spinlock.h>
@@ -64,6 +65,19 @@ struct sroce_counters {
 	struct sroce_qp_stats	retired;
 };
 
+/*
+ * mcast.c: the UD multicast groups of a device.  Writers hold @lock;
+ * the receive path reads @hash and each group's QP list under RCU.
+ */
+#define SROCE_MCAST_HASH_BITS	8
+
+struct sroce_mcast {
+	struct mutex		lock;		/* the writers; RTNL nests inside */
+	struct hlist_head	hash[1 << SROCE_MCAST_HASH_BITS];
+	u32			ngrp;		/* groups with a QP attached */
+	u32			nattach;	/* (group, QP) attachments */
+};
+
 struct sroce_dev {
 	struct ib_device	ibdev;
 	/* Held from newlink to dealloc_driver; never changes. */
@@ -111,6 +125,7 @@ struct sroce_dev {
 	bool			removing;
 	/* tx_room.c; outlives the device while its packets are queued. */
 	struct sroce_txdev	*txdev;
+	struct sroce_mcast	mcast;
 };
 
 struct sroce_ucontext {
@@ -502,6 +517,9 @@ struct sroce_kqp {
 	u64			retry_ns;	/* emit refused: kick again then */
 	struct sroce_txq	*txq;		/* tx_room.c */
 	bool			tx_wait;	/* refused for room: a wakeup comes */
+	/* IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK: never its own multicast. */
+	bool			mcast_block_self;
+	u32			nmcast;		/* groups attached (mcast.c lock) */
 	struct hrtimer		timer;
 	struct work_struct	work;
 	/* One WQE copied out of a ring, before any field is read. */
@@ -535,6 +553,28 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 enum sroce_drop sroce_kqp_deliver(struct sroce_dev *sdev,
 				  const struct sroce_pkt *pkt,
 				  struct sroce_rx *rx);
+/* The same, to @kqp (found by the caller under RCU): one multicast copy. */
+enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
+				     const struct sroce_pkt *pkt,
+				     struct sroce_rx *rx);
+
+/*
+ * mcast.c: attach_mcast/detach_mcast and the group table.  A destroyed
+ * QP leaves its groups (sroce_mcast_qp_leave_all, before the grace
+ * period that precedes its free).  sroce_mcast_deliver() (inside
+ * rcu_read_lock()) hands a multicast packet, checked by the core's
+ * rules and the ICRC, to every QP attached to its group, counting each
+ * copy as accepted or dropped; it returns SROCE_DROP_UNKNOWN_QP, and
+ * counts nothing, when the group has no QP here.
+ */
+extern const struct ib_device_ops sroce_mcast_ops;
+void sroce_mcast_init(struct sroce_dev *sdev);
+void sroce_mcast_cleanup(struct sroce_dev *sdev);
+void sroce_mcast_qp_leave_all(struct sroce_kqp *kqp);
+bool sroce_mcast_has_group(struct sroce_dev *sdev, const u8 *gid);
+enum sroce_drop sroce_mcast_deliver(struct sroce_dev *sdev,
+				    const struct sroce_pkt *pkt,
+				    struct sroce_rx *rx, u32 roce_len);
 
 /*
  * net.c: RoCEv2 over UDP port 4791 (Documentation/net.rst).
@@ -547,6 +587,7 @@ struct sroce_rx {
 	struct sk_buff	*skb;
 	u32		payload_off;	/* IB payload's offset from skb->data */
 	u8		family;		/* AF_INET or AF_INET6 */
+	bool		looped;		/* our own multicast, looped back */
 	/* GRH image: IPv6 header, or 20 zero bytes then the IPv4 header. */
 	u8		grh[SROCE_GRH_LEN];
 };

@@ -18,6 +18,9 @@
 static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp),
 	      "sroce udata must follow the core reply without padding");
+static_assert(offsetof(struct sroce_create_qp_ex_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_ex_create_qp_resp),
+	      "sroce udata must follow the core reply without padding");
 /* ibv_sge and the ring's SGE are the same 16 bytes: copied as they are. */
 static_assert(sizeof(struct ibv_sge) == sizeof(struct sroce_sge_abi) &&
 	      offsetof(struct ibv_sge, addr) ==
@@ -82,12 +85,13 @@ static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
 	/*
-	 * No create flag is implemented.  Zero is a valid request (the mask
-	 * bit only says the field is filled in); any flag is EOPNOTSUPP, as
+	 * One create flag is implemented: a UD QP may refuse the multicast
+	 * it sends itself.  Zero is a valid request (the mask bit only says
+	 * the field is filled in); any other flag is EOPNOTSUPP, as
 	 * rdma-core's rxe and siw answer it.
 	 */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-	    attr->create_flags)
+	    (attr->create_flags & ~(uint32_t)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB))
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~sroce_send_ops_supported(attr->qp_type)))
@@ -95,12 +99,48 @@ static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
+/*
+ * The create command: the extended one when a create flag is set (only
+ * it carries them), else the plain one.  Either way the driver's reply
+ * lands in *@drv.
+ */
+static int sroce_cmd_create_qp(struct ibv_context *ibctx, struct sroce_qp *qp,
+			       struct ibv_qp_init_attr_ex *attr,
+			       struct sroce_create_qp_resp *drv)
+{
+	struct sroce_create_qp_ex_resp_buf resp_ex = {};
+	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_create_qp_ex cmd_ex = {};
+	struct ibv_create_qp cmd = {};
+	int ret;
+
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd_ex,
+					    sizeof(cmd_ex), &resp_ex.ibv_resp,
+					    sizeof(resp_ex));
+		if (!ret)
+			*drv = resp_ex.drv;
+		return ret;
+	}
+	/*
+	 * ibv_cmd_create_qp_ex() refuses the CREATE_FLAGS bit (EINVAL) even
+	 * with no flag in it, and there is nothing to pass: the command gets
+	 * a copy without it.
+	 */
+	attr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (!ret)
+		*drv = resp.drv;
+	return ret;
+}
+
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
-	struct sroce_create_qp_resp_buf resp = {};
 	struct ibv_qp_init_attr_ex cmd_attr;
-	struct ibv_create_qp cmd = {};
+	struct sroce_create_qp_resp drv;
 	struct sroce_qp *qp;
 	int ret;
 
@@ -109,26 +149,19 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		errno = ret;
 		return NULL;
 	}
-	/*
-	 * ibv_cmd_create_qp_ex() refuses the CREATE_FLAGS bit (EINVAL) even
-	 * with no flag in it, and there is nothing to pass: the command gets
-	 * a copy without it.
-	 */
 	cmd_attr = *attr;
-	cmd_attr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
 
-	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	ret = sroce_cmd_create_qp(ibctx, qp, &cmd_attr, &drv);
 	if (ret)
 		goto err_free;
 	/* The command reports the caps in what it was given. */
 	attr->cap = cmd_attr.cap;
 
-	ret = sroce_qp_map(qp, ibctx->cmd_fd, &resp.drv, &attr->cap);
+	ret = sroce_qp_map(qp, ibctx->cmd_fd, &drv, &attr->cap);
 	if (ret)
 		goto err_destroy;
 
@@ -281,4 +314,20 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	ret = sroce_wq_post_recv(rq, wr, bad_wr);
 	sroce_wq_unlock(rq);
 	return ret;
+}
+
+/*
+ * Multicast attachments live in the kernel's group table, which the
+ * receive path fans out over; uverbs answers a repeated attach itself.
+ */
+int sroce_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		       uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+int sroce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		       uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
 }

@@ -55,6 +55,12 @@ struct sroce_create_qp_resp_buf {
 	struct sroce_create_qp_resp drv;
 };
 
+/* The extended command, which alone carries create flags. */
+struct sroce_create_qp_ex_resp_buf {
+	struct ib_uverbs_ex_create_qp_resp ibv_resp;
+	struct sroce_create_qp_resp drv;
+};
+
 struct sroce_create_ah_resp_buf {
 	struct ib_uverbs_create_ah_resp ibv_resp;
 	struct sroce_create_ah_resp drv;
@@ -314,6 +320,10 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 /* qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
+int sroce_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		       uint16_t lid);
+int sroce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		       uint16_t lid);
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr);
 int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -25,6 +25,7 @@ static const char *const sroce_drop_names[SROCE_DROP_MAX] = {
 	[SROCE_DROP_ACK_STALE]		= "ack_stale",
 	[SROCE_DROP_NO_RESOURCE]	= "no_resource",
 	[SROCE_DROP_BAD_ADDR]		= "bad_addr",
+	[SROCE_DROP_BAD_MCAST]		= "bad_mcast",
 };
 
 const char *sroce_drop_name(enum sroce_drop reason)

@@ -33,6 +33,7 @@ enum sroce_drop {
 	SROCE_DROP_ACK_STALE,		/* ACK/response older than the oldest outstanding */
 	SROCE_DROP_NO_RESOURCE,		/* caller could not take the packet */
 	SROCE_DROP_BAD_ADDR,		/* RC/UC: not from the QP's peer to us */
+	SROCE_DROP_BAD_MCAST,		/* breaks the multicast addressing rules */
 	SROCE_DROP_MAX
 };
 

@@ -172,12 +172,60 @@ int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 	return 0;
 }
 
+/* Create flags the last create command carried; -1 for the plain one. */
+static int64_t last_create_flags;
+
+static int fake_create_qp(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct sroce_create_qp_resp *drv);
+
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
 {
 	struct sroce_create_qp_resp_buf *r = (void *)resp;
+
+	/* As libibverbs: the plain command takes no create flags. */
+	if (attr_ex->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		return EINVAL;
+	last_create_flags = -1;
+	return fake_create_qp(context, qp, attr_ex, &r->drv);
+}
+
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size)
+{
+	struct sroce_create_qp_ex_resp_buf *r = (void *)resp;
+
+	last_create_flags = attr_ex->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS ?
+			    attr_ex->create_flags : 0;
+	return fake_create_qp(context, qp, attr_ex, &r->drv);
+}
+
+static int mcast_cmds;
+
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid)
+{
+	mcast_cmds++;
+	return 0;
+}
+
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid)
+{
+	mcast_cmds--;
+	return 0;
+}
+
+static int fake_create_qp(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct sroce_create_qp_resp *drv)
+{
 	int ret;
 
 	ret = kring_alloc(&ksq, next_sq_entries,
@@ -189,9 +237,9 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 				  4 * sizeof(struct sroce_sge_abi));
 	if (ret)
 		return ret;
-	r->drv.sq = ksq.abi;
-	r->drv.rq = krq.abi;
-	r->drv.max_inline_data = next_max_inline;
+	drv->sq = ksq.abi;
+	drv->rq = krq.abi;
+	drv->max_inline_data = next_max_inline;
 	qp->qp.context = context;
 	qp->qp.qp_type = attr_ex->qp_type;
 	qp->qp.pd = attr_ex->pd;
@@ -1040,6 +1088,41 @@ static void test_threads(void)
 	CHECK(sroce_destroy_cq(stress_cq) == 0);
 }
 
+/* Only BLOCK_SELF_MCAST_LB, through the extended command. */
+static void test_create_flags(void)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = &fake_pd,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+	};
+	union ibv_gid gid = {};
+	struct ibv_qp *qp;
+
+	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	CHECK(!sroce_create_qp_ex(&fake_ctx, &a) && errno == EOPNOTSUPP);
+
+	a.create_flags = 0;
+	qp = sroce_create_qp_ex(&fake_ctx, &a);
+	CHECK(qp && last_create_flags == -1);
+	if (qp)
+		CHECK(sroce_destroy_qp(qp) == 0);
+
+	a.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+	qp = sroce_create_qp_ex(&fake_ctx, &a);
+	CHECK(qp && last_create_flags == IBV_QP_CREATE_BLOCK_SELF_MCAST_LB);
+	CHECK(a.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS);
+	if (!qp)
+		return;
+	gid.raw[0] = 0xff;
+	CHECK(sroce_attach_mcast(qp, &gid, 0) == 0 && mcast_cmds == 1);
+	CHECK(sroce_detach_mcast(qp, &gid, 0) == 0 && mcast_cmds == 0);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
 int main(void)
 {
 	memfd = memfd_create("sroce-rings", 0);
@@ -1057,6 +1140,7 @@ int main(void)
 	test_post_send();
 	test_qp_ex();
 	test_qp_ex_placement();
+	test_create_flags();
 	test_threads();
 
 	printf("provider-unit: %d passed, %d failed\n", passed, failed);

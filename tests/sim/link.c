@@ -37,6 +37,7 @@ struct sim_frame *sim_frame_get(u32 len)
 	f->next = NULL;
 	f->len = 0;
 	f->corrupted = 0;
+	f->looped = 0;
 	frame_live++;
 	return f;
 }
@@ -298,6 +299,42 @@ void sim_encap_icrc(struct sim_frame *f)
 				f->len - bth - SROCE_BTH_LEN - SROCE_ICRC_LEN);
 	sroce_icrc_put(f->data + f->len - SROCE_ICRC_LEN,
 		       sroce_icrc_final(crc));
+}
+
+void sim_encap_to_group(struct sim_frame *f)
+{
+	u8 *p = f->data;
+
+	if (f->ipv6) {
+		memset(p + 24, 0, 16);
+		p[24] = 0xff;
+		p[25] = 0x0e;
+		p[37] = 1;
+		p[38] = 2;
+		p[39] = 3;
+		return;
+	}
+	p[16] = 239; p[17] = 1; p[18] = 2; p[19] = 3;
+	sroce_put_be16(p + 10, 0);
+	sroce_put_be16(p + 10, ip_csum(p, 20));
+}
+
+static void sim_gid_of(const u8 *addr, bool ipv6, u8 *gid)
+{
+	if (ipv6) {
+		memcpy(gid, addr, 16);
+		return;
+	}
+	memset(gid, 0, 10);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	memcpy(gid + 12, addr, 4);
+}
+
+void sim_frame_gids(const struct sim_frame *f, u8 *sgid, u8 *dgid)
+{
+	sim_gid_of(f->data + (f->ipv6 ? 8 : 12), f->ipv6, sgid);
+	sim_gid_of(f->data + (f->ipv6 ? 24 : 16), f->ipv6, dgid);
 }
 
 int sim_decap(const struct sim_frame *f, const u8 **bth, u32 *len)

@@ -23,6 +23,7 @@ struct sim_frame {
 	u8 ipv6;
 	u8 cls;				/* size class */
 	u8 corrupted;			/* damaged by the link */
+	u8 looped;			/* multicast looped back to its sender's side */
 	u8 data[];
 };
 
@@ -115,6 +116,14 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 u32 sim_encap_hdr(struct sim_frame *f, bool ipv6, u32 roce_len, u16 sport,
 		  u8 src_side);
 void sim_encap_icrc(struct sim_frame *f);
+/*
+ * Multicast: send @f (headers written, ICRC not yet) to the simulated
+ * group, 239.1.2.3 or ff0e::1:2:3, instead of the peer.  sim_frame_gids
+ * reads a frame's source and destination as GIDs (IPv4-mapped for IPv4),
+ * as the receive glue fills them into struct sroce_pkt.
+ */
+void sim_encap_to_group(struct sim_frame *f);
+void sim_frame_gids(const struct sim_frame *f, u8 *sgid, u8 *dgid);
 
 /*
  * What the receive glue does before the core sees a frame: IP and UDP

@@ -538,7 +538,8 @@ static void sc_srq(struct sim *s)
 
 const char *const sim_scenarios[] = {
 	"retry_exc", "rnr_exc", "rnr_inf", "acc_rkey", "acc_bounds",
-	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq", NULL,
+	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq",
+	"mcast", NULL,
 };
 
 int sim_scenario(struct sim *s, const char *name)
@@ -546,6 +547,8 @@ int sim_scenario(struct sim *s, const char *name)
 	struct sc *x;
 	int i, k = -1;
 
+	if (!strcmp(name, "mcast"))
+		return sim_mcast(s);
 	for (i = 0; sim_scenarios[i]; i++)
 		if (!strcmp(name, sim_scenarios[i]))
 			k = i;

@@ -34,7 +34,8 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 	struct sim_qp *sq = qp_of(q);
 	u32 roce = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
 	bool ipv6 = s->o.ipv6 > 0;
-	struct sim_frame *f;
+	struct sim_frame *f, *lf;
+	bool mc = false;
 	u32 off;
 
 	if (s->now < sq->tx_busy_until) {
@@ -70,6 +71,7 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 			return 0;
 		}
 		ipv6 = ah->ipv6;
+		mc = sim_mcast_ah(s, sq->side, pkt->ah);
 	}
 	if (roce > SIM_FRAME_MAX - 48) {
 		sim_fail(s, "emit: %u-byte packet exceeds the MTU", roce);
@@ -78,8 +80,26 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 	f = sim_frame_get(roce + 48);
 	off = sim_encap_hdr(f, ipv6, roce, (u16)(0xc000 | (q->qp.qpn & 0x3fff)),
 			    sq->side);
+	if (mc)
+		sim_encap_to_group(f);
 	sroce_ep_pkt_copy(q->ep, pkt, f->data + off);
 	sim_encap_icrc(f);
+	if (mc) {
+		/* The sender's IP stack loops a copy back to its side. */
+		struct sim_ev e = {
+			.t = s->now,
+			.type = SIM_EV_FRAME,
+			.side = sq->side,
+		};
+
+		lf = sim_frame_get(f->len);
+		lf->len = f->len;
+		lf->ipv6 = f->ipv6;
+		lf->looped = 1;
+		memcpy(lf->data, f->data, f->len);
+		e.frame = lf;
+		sim_evq_push(&s->evq, &e);
+	}
 	if (s->o.trace && (sq->idx == s->o.trace - 1))
 		printf("%12llu  %u>  qp %#x %-22s psn %#08x len %u%s\n",
 		       (unsigned long long)s->now, sq->side, q->qp.qpn,
@@ -141,8 +161,27 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 	}
 	if (!r)
 		r = sroce_parse(bth, len, &pkt);
+	/*
+	 * The addresses only where multicast runs: the connected QPs of
+	 * the other runs have no path GIDs to match them against.
+	 */
+	if (!r && s->mc)
+		sim_frame_gids(f, pkt.sgid, pkt.dgid);
+	if (!r)
+		r = sroce_mcast_check(&pkt);
 	if (r) {
 		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
+		return;
+	}
+	rx.payload = bth + pkt.hdr_len;
+	rx.len = pkt.paylen;
+	rx.l3 = f->data;
+	rx.ipv6 = f->ipv6;
+	if (sroce_pkt_is_mcast(&pkt)) {
+		if (s->mc)
+			sim_mcast_rx(s, side, &pkt, &rx, f->looped);
+		else
+			s->st.drops[SROCE_DROP_UNKNOWN_QP]++;
 		return;
 	}
 	sq = lookup(s, side, pkt.h.bth.dqpn);
@@ -150,10 +189,6 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 		s->st.drops[SROCE_DROP_UNKNOWN_QP]++;
 		return;
 	}
-	rx.payload = bth + pkt.hdr_len;
-	rx.len = pkt.paylen;
-	rx.l3 = f->data;
-	rx.ipv6 = f->ipv6;
 	st0 = sq->q->qp.state;
 	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, s->now);
 	if (st0 != SROCE_QPS_ERR && sq->q->qp.state == SROCE_QPS_ERR &&

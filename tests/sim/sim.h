@@ -13,6 +13,7 @@
 
 #include "endpoint.h"
 #include "link.h"
+#include "mcast.h"
 #include "rng.h"
 
 struct sim_opts {
@@ -83,6 +84,7 @@ struct sim {
 	void (*on_cqe)(struct sim *s, struct sim_qp *sq,
 		       const struct sroce_cqe *c);
 	void *wl;			/* workload state */
+	struct sim_mcast *mc;		/* mcast.c's group, or NULL */
 };
 
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -104,6 +106,17 @@ void sim_at(struct sim *s, u64 t, u32 arg);
 int sim_random(struct sim *s);
 /* Error-path scenarios (scenario.c); -1 if @name is unknown. */
 int sim_scenario(struct sim *s, const char *name);
+
+/*
+ * UD multicast (mcast.c): the "mcast" scenario, and the glue sim.c calls
+ * while one runs: whether a UD send's AH names the group, and the
+ * fan-out of a received multicast packet to the QPs of its side that are
+ * attached, each once, as the kernel's mcast.c does.
+ */
+int sim_mcast(struct sim *s);
+bool sim_mcast_ah(const struct sim *s, u8 side, u32 ah);
+void sim_mcast_rx(struct sim *s, u8 side, const struct sroce_pkt *pkt,
+		  const struct sroce_ep_rx *rx, bool looped);
 extern const char *const sim_scenarios[];
 
 #endif /* SROCE_SIM_H */

@@ -40,6 +40,7 @@ START_TEST(test_known_names)
 	ck_assert_str_eq(sroce_drop_name(SROCE_DROP_BAD_PAD), "bad_pad");
 	ck_assert_str_eq(sroce_drop_name(SROCE_DROP_NO_RESOURCE), "no_resource");
 	ck_assert_str_eq(sroce_drop_name(SROCE_DROP_BAD_ADDR), "bad_addr");
+	ck_assert_str_eq(sroce_drop_name(SROCE_DROP_BAD_MCAST), "bad_mcast");
 }
 END_TEST
 
