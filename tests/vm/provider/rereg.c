@@ -20,13 +20,19 @@
  * then still works with its old keys), an MR with a window bound
  * (EBUSY, then allowed once unbound).  Finally 300 reregistrations in a
  * row (translation between a 1 MiB and a 16 KiB buffer, access, PD): the
- * process's pinned memory (VmPin) returns to the MR's size, and with
+ * process's pinned memory (VmPin) returns to what it was, and with
  * MEMCG_DIR (the memory cgroup the process runs in) its slab charge
- * returns to within 512 KiB of what it was.  Output ends with
+ * returns to within 512 KiB of what it was.  Then 40 reregistrations
+ * moving the MR between two buffers while a thread of the peer WRITEs
+ * through the rkey last published, in a loop: every WRITE completes with
+ * success or a remote access error (stale key; the thread then takes a
+ * new QP pair), each successful WRITE's bytes are where it aimed, and
+ * the pages around the two buffers stay untouched.  Output ends with
  * "rereg: N passed, M failed"; "remote access errors: N" counts the
  * accesses refused as expected.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +48,7 @@
 #define PG	4096
 #define BIG	(256 * PG)	/* the loop's large translation */
 #define LOOPS	300
+#define RACES	40	/* reregistrations under the peer's WRITEs */
 
 static int passed, failed, rem_access_errors;
 
@@ -547,6 +554,147 @@ static void leaks(const char *memcg)
 	free(big);
 }
 
+/* The race: what the owner last published, under race_lock. */
+static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t race_rkey;
+static uint8_t *race_base;
+static bool race_stop;
+
+struct race_result {
+	long ok, refused, other, misplaced, pairs;
+};
+
+/* The peer: WRITE 64 bytes to a rotating slot of the published range. */
+static void *race_writer(void *arg)
+{
+	struct race_result *r = arg;
+	struct ibv_send_wr wr, *bad;
+	bool open = false, stop;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint8_t *base, *dst, v;
+	struct pair p;
+	uint32_t rkey;
+	long seq = 0;
+	int st;
+
+	for (;;) {
+		pthread_mutex_lock(&race_lock);
+		stop = race_stop;
+		rkey = race_rkey;
+		base = race_base;
+		pthread_mutex_unlock(&race_lock);
+		if (stop)
+			break;
+		if (!open) {
+			if (!pair_open(&p, pd1)) {
+				pair_close(&p);
+				r->other++;
+				break;
+			}
+			open = true;
+			r->pairs++;
+		}
+		seq++;
+		v = (uint8_t)(seq % 251 + 1);
+		dst = base + (seq % 60) * 64;
+		/* lbuf's second page: the writer's own source bytes. */
+		memset(lbuf + PG, v, 64);
+		sge = (struct ibv_sge){ .addr = (uintptr_t)lbuf + PG,
+					.length = 64, .lkey = p.lmr->lkey };
+		wr = (struct ibv_send_wr){ .wr_id = seq, .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode = IBV_WR_RDMA_WRITE,
+					   .send_flags = IBV_SEND_SIGNALED };
+		wr.wr.rdma.remote_addr = (uintptr_t)dst;
+		wr.wr.rdma.rkey = rkey;
+		st = ibv_post_send(p.c, &wr, &bad) ? -1 : wait_wc(&p, &wc);
+		if (st == IBV_WC_SUCCESS) {
+			r->ok++;
+			if (!all(dst, v, 64))
+				r->misplaced++;
+		} else if (st == IBV_WC_REM_ACCESS_ERR) {
+			r->refused++;
+			pair_close(&p);
+			open = false;
+		} else {
+			r->other++;
+			break;
+		}
+	}
+	if (open)
+		pair_close(&p);
+	return NULL;
+}
+
+static void publish(uint32_t rkey, uint8_t *base)
+{
+	pthread_mutex_lock(&race_lock);
+	race_rkey = rkey;
+	race_base = base;
+	pthread_mutex_unlock(&race_lock);
+}
+
+/*
+ * Five pages: guard, X, guard, Y, guard.  The MR moves X <-> Y while the
+ * peer writes; a WRITE checked against the old mapping may still land
+ * in the old buffer, never anywhere else.
+ */
+static void race(void)
+{
+	struct race_result r = {};
+	uint8_t *m, *x, *y;
+	char line[200];
+	int i, bad = 0;
+	pthread_t th;
+
+	m = aligned_alloc(PG, 5 * PG);
+	if (!m) {
+		CHECK("buffer for the race", false);
+		return;
+	}
+	memset(m, 0xee, 5 * PG);
+	x = m + PG;
+	y = m + 3 * PG;
+	if (rereg(IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS,
+		  NULL, x, PG, RW)) {
+		CHECK("rereg onto the race buffer", false);
+		free(m);
+		return;
+	}
+	publish(mr->rkey, x);
+	race_stop = false;
+	if (pthread_create(&th, NULL, race_writer, &r)) {
+		CHECK("writer thread", false);
+		free(m);
+		return;
+	}
+	for (i = 0; i < RACES && !bad; i++) {
+		usleep(20000);
+		bad = rereg(IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			    i % 2 ? x : y, PG, 0);
+		if (!bad)
+			publish(mr->rkey, i % 2 ? x : y);
+	}
+	/* Give it time to take a new pair after the last one. */
+	usleep(200000);
+	pthread_mutex_lock(&race_lock);
+	race_stop = true;
+	pthread_mutex_unlock(&race_lock);
+	pthread_join(th, NULL);
+	snprintf(line, sizeof(line),
+		 "%d reregistrations under WRITEs: %ld landed, %ld refused (stale key), %ld other, %ld misplaced, %ld pairs",
+		 i, r.ok, r.refused, r.other, r.misplaced, r.pairs);
+	CHECK(line, !bad && i == RACES && r.ok > 0 && !r.other &&
+	      !r.misplaced);
+	rem_access_errors += r.refused;
+	CHECK("guard pages untouched", all(m, 0xee, PG) &&
+	      all(m + 2 * PG, 0xee, PG) && all(m + 4 * PG, 0xee, PG));
+	CHECK("rereg back onto A",
+	      !rereg(IBV_REREG_MR_CHANGE_TRANSLATION, NULL, a, 4 * PG, 0));
+	free(m);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -578,6 +726,7 @@ int main(int argc, char **argv)
 	combined();
 	errors();
 	leaks(argc > 3 ? argv[3] : NULL);
+	race();
 	CHECK("teardown", !ibv_dereg_mr(mr) && !ibv_dereg_mr(lmr1) &&
 	      !ibv_dereg_mr(lmr2) && !ibv_dealloc_pd(pd1) &&
 	      !ibv_dealloc_pd(pd2) && !ibv_close_device(ctx));
