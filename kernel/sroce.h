@@ -175,13 +175,6 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 }
 
 /*
- * A memory region: user memory (umem), a DMA MR, or a fast-reg MR
- * (IB_MR_TYPE_MEM_REG).  @st is the key and state every access checks
- * (proto/mr_state.h); only a fast-reg MR's changes, under @lock, and
- * with it @iova, @length and @fr_shift (from the page list the consumer
- * mapped while the MR was FREE).
- */
-/*
  * The key, rights, PD and pages of a user MR: everything ibv_rereg_mr()
  * can change, replaced as a whole (mr.c, sroce_rereg_user_mr).  The data
  * path reads it with one rcu_dereference() and keeps that copy in its
@@ -202,6 +195,14 @@ struct sroce_mr_map {
 	struct rcu_work		free_work;	/* rereg: free after a GP */
 };
 
+/*
+ * A memory region: user memory (umem), a DMA MR, or a fast-reg MR
+ * (IB_MR_TYPE_MEM_REG).  @st is the key and state every access checks
+ * (proto/mr_state.h) of a DMA or fast-reg MR, a user MR's is in its
+ * @map.  A fast-reg MR's changes under @lock, and with it @iova,
+ * @length and @fr_shift (from the page list the consumer mapped while
+ * the MR was FREE).
+ */
 struct sroce_mr {
 	struct ib_mr		ibmr;
 	/*
