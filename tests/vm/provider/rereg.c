@@ -224,7 +224,12 @@ static void translation(void)
 	      access_once(pd1, IBV_WR_RDMA_READ, mr->rkey, b + 1000) == 0 &&
 	      all(lbuf, 0x22, 64));
 
-	CHECK("pair for SEND", pair_open(&p, pd1));
+	st = pair_open(&p, pd1);
+	CHECK("pair for SEND", st);
+	if (!st) {
+		pair_close(&p);
+		return;
+	}
 	rsge = (struct ibv_sge){ .addr = (uintptr_t)b + PG + 8, .length = 64,
 				 .lkey = mr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &rsge,
@@ -404,6 +409,7 @@ static void errors(void)
 	};
 	void *hole;
 	struct ibv_mw *mw;
+	int st;
 	struct ibv_wc wc;
 	struct pair p;
 
@@ -437,8 +443,14 @@ static void errors(void)
 		return;
 	bind.bind_info.mr = mr;
 	bind.bind_info.addr = (uintptr_t)a;
-	CHECK("bind a window to the MR", pair_open(&p, pd1) &&
-	      !ibv_bind_mw(p.s, mw, &bind) && wait_wc(&p, &wc) == 0);
+	st = pair_open(&p, pd1) && !ibv_bind_mw(p.s, mw, &bind) &&
+	     wait_wc(&p, &wc) == 0;
+	CHECK("bind a window to the MR", st);
+	if (!st) {
+		pair_close(&p);
+		ibv_dealloc_mw(mw);
+		return;
+	}
 	refused("window bound", IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, RW,
 		IBV_REREG_MR_ERR_CMD, EBUSY);
 	bind.bind_info.mr = NULL;
@@ -703,6 +715,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rereg DEV GID_INDEX [MEMCG_DIR]\n");
 		return 2;
 	}
+	/* Each line out before a crash, if there is one. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	gidx = atoi(argv[2]);
 	ctx = vm_open_dev(argv[1]);
 	pd1 = ctx ? ibv_alloc_pd(ctx) : NULL;
