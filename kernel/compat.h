@@ -249,6 +249,18 @@ ib_device_get_by_name(const char *name, enum rdma_driver_id driver_id)
 #define sroce_ib_alloc_device(drv, member, net) ib_alloc_device(drv, member)
 #endif
 
+/*
+ * 5.12 let rereg_user_mr return a new MR (NULL: changed in place); 5.10
+ * returns an errno.  sroce always changes the MR in place.
+ */
+#ifdef SROCE_HAVE_REREG_RETURNS_MR
+#define SROCE_REREG_RET			struct ib_mr *
+#define SROCE_REREG_RESULT(err)		((err) ? ERR_PTR(err) : NULL)
+#else
+#define SROCE_REREG_RET			int
+#define SROCE_REREG_RESULT(err)		(err)
+#endif
+
 /* 6.17 or so passes reg_user_mr a DMA handle: NULL, sroce has no alloc_dmah. */
 #ifdef SROCE_HAVE_IB_DMAH
 #define SROCE_DMAH_ARG		struct ib_dmah *dmah,

@@ -13,6 +13,8 @@
  *
  * The device uses virtual DMA (no dma_device): a DMA MR's addresses are
  * kernel virtual addresses, and a user MR is the array of its pinned pages.
+ * A user MR keeps its key, rights, PD and pages in a struct sroce_mr_map
+ * that ibv_rereg_mr() replaces whole (sroce_rereg_user_mr).
  * Everything here except registration runs in any context, softirq
  * included, under the caller's rcu_read_lock() (see sroce.h, Lifetime).
  */
@@ -93,7 +95,9 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 	key = sroce_key_byte();
 	mr->ibmr.lkey = idx << 8 | key;
 	mr->ibmr.rkey = mr->ibmr.lkey;
-	sroce_mr_st_init(&mr->st, mr->ibmr.lkey, access, fast);
+	/* A user MR's map is not visible before the store below. */
+	sroce_mr_st_init(mr->map ? &rcu_dereference_raw(mr->map)->st : &mr->st,
+			 mr->ibmr.lkey, access, fast);
 	/* The slot exists, so this cannot need memory. */
 	err = xa_err(xa_store_bh(&sdev->mrs, idx, mr, GFP_KERNEL));
 	if (err)
@@ -101,11 +105,24 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 	return err;
 }
 
+/* Also for a map never published, or whose pages were lent on. */
+static void sroce_mr_map_free(struct sroce_mr_map *map)
+{
+	if (map->owner) {
+		if (map->umem)
+			ib_umem_release(map->umem);
+		kvfree(map->pages);
+	}
+	kfree(map);
+}
+
 static void sroce_mr_free(struct sroce_mr *mr)
 {
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
+	/* Last user gone: no reader, and rereg/dereg are serialised. */
+	struct sroce_mr_map *map = rcu_dereference_protected(mr->map, 1);
+
+	if (map)
+		sroce_mr_map_free(map);
 	kvfree(mr->fr_pages);
 	kfree(mr);
 }
@@ -143,8 +160,14 @@ static void sroce_mr_free_work(struct work_struct *work)
 				   free_work));
 }
 
+static void sroce_mr_map_free_work(struct work_struct *work)
+{
+	sroce_mr_map_free(container_of(to_rcu_work(work), struct sroce_mr_map,
+				       free_work));
+}
+
 /* The pinned pages of @umem in address order, one per PAGE_SIZE. */
-static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+static int sroce_mr_fill_pages(struct sroce_mr_map *map, struct ib_umem *umem)
 {
 	struct sg_page_iter it;
 	size_t npages;
@@ -152,22 +175,53 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 
 	npages = ib_umem_num_pages(umem);
 	/* SROCE_MAX_MR_SIZE keeps this far below U32_MAX. */
-	if (npages > U32_MAX || npages > INT_MAX / sizeof(*mr->pages))
+	if (npages > U32_MAX || npages > INT_MAX / sizeof(*map->pages))
 		return -ENOMEM;
-	mr->pages = kvcalloc(npages, sizeof(*mr->pages), SROCE_GFP_USER);
-	if (!mr->pages)
+	map->pages = kvcalloc(npages, sizeof(*map->pages), SROCE_GFP_USER);
+	if (!map->pages)
 		return -ENOMEM;
 
 	sroce_umem_for_each_page(umem, &it) {
 		if (n == npages)
 			break;
-		mr->pages[n++] = sg_page_iter_page(&it);
+		map->pages[n++] = sg_page_iter_page(&it);
 	}
 	if (n != npages)
 		return -EFAULT;
-	mr->npages = n;
-	mr->page_offset = ib_umem_offset(umem);
+	map->npages = n;
+	map->page_offset = ib_umem_offset(umem);
 	return 0;
+}
+
+/* A translation's length and iova, as reg_user_mr and rereg check them. */
+static int sroce_mr_check_range(u64 length, u64 iova)
+{
+	if (!length || length > SROCE_MAX_MR_SIZE)
+		return -EINVAL;
+	/* iova + length - 1 must not wrap: remote addresses are iovas. */
+	if (iova > U64_MAX - (length - 1))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Pin @length bytes of user memory at @start for @access into @map, as
+ * iova @iova.  Charged to the caller: the pinned pages to its
+ * RLIMIT_MEMLOCK (ib_umem_get), the page array to its memory cgroup.
+ */
+static int sroce_mr_map_pin(struct ib_device *ibdev, struct sroce_mr_map *map,
+			    u64 start, u64 length, u64 iova, int access)
+{
+	struct ib_umem *umem;
+
+	umem = ib_umem_get_va(ibdev, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	map->umem = umem;
+	map->owner = true;
+	map->iova = iova;
+	map->length = length;
+	return sroce_mr_fill_pages(map, umem);
 }
 
 static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
@@ -176,18 +230,16 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 				       struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(pd->device);
-	struct ib_umem *umem;
+	struct sroce_mr_map *map;
 	struct sroce_mr *mr;
 	int err;
 
 	err = sroce_mr_check_access(pd->device, access);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > SROCE_MAX_MR_SIZE)
-		return ERR_PTR(-EINVAL);
-	/* iova + length - 1 must not wrap: remote addresses are iovas. */
-	if (iova > U64_MAX - (length - 1))
-		return ERR_PTR(-EINVAL);
+	err = sroce_mr_check_range(length, iova);
+	if (err)
+		return ERR_PTR(err);
 
 	err = sroce_obj_add(sdev, SROCE_OBJ_MR, true);
 	if (err)
@@ -197,20 +249,19 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 		err = -ENOMEM;
 		goto err_obj;
 	}
-
-	umem = ib_umem_get_va(pd->device, start, length, access);
-	if (IS_ERR(umem)) {
-		err = PTR_ERR(umem);
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map) {
+		err = -ENOMEM;
 		goto err_free;
 	}
-	mr->umem = umem;
-	err = sroce_mr_fill_pages(mr, umem);
+	RCU_INIT_POINTER(mr->map, map);
+	err = sroce_mr_map_pin(pd->device, map, start, length, iova, access);
 	if (err)
 		goto err_free;
 
+	map->pd = pd;
+	map->access = access;
 	mr->pd = pd;
-	mr->iova = iova;
-	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
@@ -404,6 +455,127 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * ibv_rereg_mr().  ib_core holds the MR's uobject for writing, so no
+ * dereg or other rereg of it runs meanwhile; the data path may, on any
+ * CPU.  The new map is built beside the old one and swapped in with one
+ * pointer store: an access checked against the old map completes on the
+ * old pages, which stay pinned until a grace period after the swap, and
+ * one checked after it sees only the new map.  Every rereg gives the MR
+ * a new key byte (the index stays), so a request still carrying the old
+ * lkey or rkey is refused as a stale key, never resolved in the new
+ * range, rights or PD.  Any failure leaves the MR as it was.
+ */
+static int sroce_mr_rereg(struct ib_mr *ibmr, int flags, u64 start,
+			  u64 length, u64 iova, int access,
+			  struct ib_pd *new_pd)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr_map *old, *map;
+	bool repin;
+	u32 key;
+	int err;
+
+	/*
+	 * No flags is refused by ib_core, but reaches us when the only
+	 * change was IB_MR_REREG_PD to the PD the MR has (6.1 drops the
+	 * flag): that succeeds like any rereg, with new keys.
+	 */
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return -EINVAL;
+	/* ib_core offers rereg for user MRs only; they alone have a map. */
+	if (mr->dma || mr->st.fast)
+		return -EINVAL;
+	/* Verbs: not while a memory window is bound (rechecked below). */
+	if (READ_ONCE(mr->nmw))
+		return -EBUSY;
+	old = rcu_dereference_protected(mr->map, 1);	/* uobject locked */
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	err = sroce_mr_check_access(ibmr->device, access);
+	if (err)
+		return err;
+	if (flags & IB_MR_REREG_TRANS) {
+		err = sroce_mr_check_range(length, iova);
+		if (err)
+			return err;
+	}
+	/* 5.10 passes no PD without IB_MR_REREG_PD. */
+	if (!(flags & IB_MR_REREG_PD) || !new_pd)
+		new_pd = old->pd;
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		return -ENOMEM;
+	/*
+	 * A new range is pinned anew; so is the old range when the new
+	 * rights write to memory that was pinned read-only.  Otherwise the
+	 * new map takes over the old one's pages at the swap.
+	 */
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		(ib_access_writable(access) && !old->umem->writable);
+	if (flags & IB_MR_REREG_TRANS) {
+		err = sroce_mr_map_pin(ibmr->device, map, start, length, iova,
+				       access);
+	} else if (repin) {
+		err = sroce_mr_map_pin(ibmr->device, map, old->umem->address,
+				       old->umem->length, old->iova, access);
+	} else {
+		map->umem = old->umem;
+		map->pages = old->pages;
+		map->npages = old->npages;
+		map->page_offset = old->page_offset;
+		map->iova = old->iova;
+		map->length = old->length;
+	}
+	if (err)
+		goto err_free;
+	map->pd = new_pd;
+	map->access = access;
+	/* 1..255 added to the key byte: never the old key again. */
+	key = (ibmr->lkey & ~0xffu) |
+	      (u8)(ibmr->lkey + 1 + sroce_key_byte() % 255);
+	sroce_mr_st_init(&map->st, key, access & SROCE_MR_ACCESS_MASK, false);
+
+	/* mw.c binds under this lock: no window appears during the swap. */
+	spin_lock_bh(&sdev->mw_lock);
+	if (mr->nmw) {
+		spin_unlock_bh(&sdev->mw_lock);
+		err = -EBUSY;
+		goto err_free;
+	}
+	if (!repin) {
+		old->owner = false;
+		map->owner = true;
+	}
+	rcu_assign_pointer(mr->map, map);
+	mr->pd = new_pd;
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+	spin_unlock_bh(&sdev->mw_lock);
+	ibmr->iova = map->iova;
+	ibmr->length = map->length;
+
+	/* The old map's pages are unpinned once no reader can hold them. */
+	INIT_RCU_WORK(&old->free_work, sroce_mr_map_free_work);
+	queue_rcu_work(sroce_mr_wq, &old->free_work);
+	return 0;
+
+err_free:
+	sroce_mr_map_free(map);
+	return err;
+}
+
+static SROCE_REREG_RET sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					   u64 start, u64 length, u64 iova,
+					   int access, struct ib_pd *pd,
+					   struct ib_udata *udata)
+{
+	return SROCE_REREG_RESULT(sroce_mr_rereg(ibmr, flags, start, length,
+						 iova, access, pd));
+}
+
 /* A DMA MR address must be mapped kernel memory (direct map or vmalloc). */
 static bool sroce_kva_ok(unsigned long kva)
 {
@@ -412,22 +584,38 @@ static bool sroce_kva_ok(unsigned long kva)
 	return virt_addr_valid(kva);
 }
 
-/* A copy of @mr's key, state and mapping, consistent for one check. */
+/* A copy of @mr's key, state, PD and mapping, consistent for one check. */
 struct sroce_mr_view {
 	struct sroce_mr_st st;
+	struct ib_pd *pd;
 	u64 iova;
 	u64 length;
 	u32 page_off;	/* fast-reg: iova's offset in the first page */
+	const struct sroce_mr_map *map;	/* user MR: the one checked */
 };
 
 static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
 {
-	if (!mr->st.fast) {
+	const struct sroce_mr_map *map;
+
+	v->pd = mr->pd;
+	v->page_off = 0;
+	v->map = NULL;
+	if (mr->dma) {
 		/* Fixed from publication on. */
 		v->st = mr->st;
 		v->iova = mr->iova;
 		v->length = mr->length;
-		v->page_off = 0;
+		return;
+	}
+	if (!mr->st.fast) {
+		/* One map, one snapshot: rereg replaces it whole. */
+		map = rcu_dereference(mr->map);
+		v->st = map->st;
+		v->pd = map->pd;
+		v->iova = map->iova;
+		v->length = map->length;
+		v->map = map;
 		return;
 	}
 	spin_lock_bh(&mr->lock);
@@ -456,9 +644,11 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	access &= ~SROCE_ACCESS_KEY_ONLY;
 
 	mr = xa_load(&sdev->mrs, key >> 8);
-	if (!mr || mr->pd != pd)
+	if (!mr)
 		return -EINVAL;
 	sroce_mr_view(mr, &v);
+	if (v.pd != pd)
+		return -EINVAL;
 	switch (sroce_mr_st_check(&v.st, key, remote, access)) {
 	case SROCE_MR_OK:
 		break;
@@ -485,6 +675,7 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	}
 
 	out->mr = mr;
+	out->map = (void *)v.map;
 	out->va = va;
 	out->len = len;
 	/*
@@ -545,6 +736,7 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 		       void *priv)
 {
 	const struct sroce_mr *mr = ref->mr;
+	const struct sroce_mr_map *map = ref->map;
 	u64 pos, idx;
 	u32 in, chunk;
 	void *kaddr;
@@ -575,14 +767,14 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 		return sroce_mr_fast_for_each(mr, ref->priv + (u64)off, len, fn,
 					      priv);
 
-	pos = mr->page_offset + (ref->va - mr->iova) + off;
+	pos = map->page_offset + (ref->va - map->iova) + off;
 	idx = pos >> PAGE_SHIFT;
 	in = offset_in_page(pos);
 	while (len) {
-		if (WARN_ON_ONCE(idx >= mr->npages))
+		if (WARN_ON_ONCE(idx >= map->npages))
 			return -EFAULT;
 		chunk = min_t(u32, len, PAGE_SIZE - in);
-		kaddr = kmap_local_page(mr->pages[idx]);
+		kaddr = kmap_local_page(map->pages[idx]);
 		err = fn(priv, kaddr + in, chunk);
 		kunmap_local(kaddr);
 		if (err)
@@ -597,7 +789,7 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 int sroce_mem_pages(const struct sroce_mem_ref *ref, u32 off, u32 len,
 		    struct sroce_page_run *runs, int max)
 {
-	const struct sroce_mr *mr = ref->mr;
+	const struct sroce_mr_map *map = ref->map;
 	u64 pos, idx;
 	u32 in, chunk;
 	int n = 0;
@@ -605,16 +797,16 @@ int sroce_mem_pages(const struct sroce_mem_ref *ref, u32 off, u32 len,
 	if (off > ref->len || len > ref->len - off)
 		return 0;
 	/* DMA and fast-reg MRs hold kernel addresses, not pinned pages. */
-	if (mr->dma || mr->st.fast || !mr->pages)
+	if (!map || !map->pages)
 		return 0;
-	pos = mr->page_offset + (ref->va - mr->iova) + off;
+	pos = map->page_offset + (ref->va - map->iova) + off;
 	idx = pos >> PAGE_SHIFT;
 	in = offset_in_page(pos);
 	while (len) {
-		if (n == max || idx >= mr->npages)
+		if (n == max || idx >= map->npages)
 			return 0;
 		chunk = min_t(u32, len, PAGE_SIZE - in);
-		runs[n].page = mr->pages[idx];
+		runs[n].page = map->pages[idx];
 		runs[n].off = in;
 		runs[n].len = chunk;
 		n++;
@@ -668,6 +860,7 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		     u64 swap_add, u64 *orig)
 {
 	const struct sroce_mr *mr = ref->mr;
+	const struct sroce_mr_map *map = ref->map;
 	atomic64_t *word;
 	void *kaddr;
 	u64 pos;
@@ -689,10 +882,10 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		word = kaddr;
 		kaddr = NULL;
 	} else {
-		pos = mr->page_offset + (ref->va - mr->iova);
-		if (WARN_ON_ONCE((pos >> PAGE_SHIFT) >= mr->npages))
+		pos = map->page_offset + (ref->va - map->iova);
+		if (WARN_ON_ONCE((pos >> PAGE_SHIFT) >= map->npages))
 			return -EFAULT;
-		kaddr = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+		kaddr = kmap_local_page(map->pages[pos >> PAGE_SHIFT]);
 		word = kaddr + offset_in_page(pos);
 	}
 
@@ -717,4 +910,5 @@ const struct ib_device_ops sroce_mr_ops = {
 	.dereg_mr = sroce_dereg_mr,
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 };

@@ -195,23 +195,48 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 }
 
 /*
- * A memory region: user memory (umem), a DMA MR, or a fast-reg MR
- * (IB_MR_TYPE_MEM_REG).  @st is the key and state every access checks
- * (proto/mr_state.h); only a fast-reg MR's changes, under @lock, and
- * with it @iova, @length and @fr_shift (from the page list the consumer
- * mapped while the MR was FREE).
+ * The key, rights, PD and pages of a user MR: everything ibv_rereg_mr()
+ * can change, replaced as a whole (mr.c, sroce_rereg_user_mr).  The data
+ * path reads it with one rcu_dereference() and keeps that copy in its
+ * sroce_mem_ref, so a check and the copy after it see the same mapping;
+ * a replaced map is freed, and its pages unpinned, after a grace period.
  */
-struct sroce_mr {
-	struct ib_mr		ibmr;
-	struct ib_pd		*pd;	/* ours: set before the key is published */
-	spinlock_t		lock;	/* fast-reg: @st and the mapping */
+struct sroce_mr_map {
+	struct ib_pd		*pd;
 	struct sroce_mr_st	st;
+	int			access;	/* as registered, for a rereg without it */
 	u64			iova;
 	u64			length;
-	struct ib_umem		*umem;	/* NULL for a DMA MR */
+	struct ib_umem		*umem;
 	struct page		**pages;	/* umem pages, in iova order */
 	u32			npages;
 	u32			page_offset;	/* iova offset in pages[0] */
+	bool			owner;	/* frees umem and pages (not lent on) */
+	struct rcu_work		free_work;	/* rereg: free after a GP */
+};
+
+/*
+ * A memory region: user memory (umem), a DMA MR, or a fast-reg MR
+ * (IB_MR_TYPE_MEM_REG).  @st is the key and state every access checks
+ * (proto/mr_state.h) of a DMA or fast-reg MR, a user MR's is in its
+ * @map.  A fast-reg MR's changes under @lock, and with it @iova,
+ * @length and @fr_shift (from the page list the consumer mapped while
+ * the MR was FREE).
+ */
+struct sroce_mr {
+	struct ib_mr		ibmr;
+	/*
+	 * ours: set before the key is published; of a user MR, a copy of
+	 * map->pd kept for mw.c (a rereg never runs with windows bound)
+	 */
+	struct ib_pd		*pd;
+	spinlock_t		lock;	/* fast-reg: @st and the mapping */
+	struct sroce_mr_st	st;	/* DMA and fast-reg MRs */
+	u64			iova;	/* DMA and fast-reg MRs */
+	u64			length;
+	/* User MR (neither DMA nor fast-reg): its current map. */
+	struct sroce_mr_map __rcu *map;
+	u32			page_offset;	/* fast-reg: iova offset */
 	bool			dma;	/* DMA MR: va is a kernel address */
 	u32			nmw;	/* windows bound to it (sdev->mw_lock) */
 	/* Fast-reg: kernel addresses of ibmr.page_size pages, map_mr_sg. */

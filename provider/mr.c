@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "sroce.h"
@@ -31,6 +32,26 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/*
+ * ibv_rereg_mr(): the kernel changes the MR in place and gives it new
+ * keys (a new key byte) every time; libibverbs updates addr, length and
+ * pd, the command lkey and rkey.  On failure the MR is unchanged.
+ */
+int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
 }
 
 int sroce_dereg_mr(struct verbs_mr *vmr)

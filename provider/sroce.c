@@ -126,6 +126,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_rt_values = sroce_query_rt_values,
 	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
+	.rereg_mr = sroce_rereg_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 };

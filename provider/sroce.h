@@ -304,6 +304,8 @@ void sroce_build_bind(struct sroce_send_wqe_abi *wqe, const struct ibv_mw *mw,
 /* mr.c */
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
+int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
 
 /* cq.c */

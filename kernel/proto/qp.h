@@ -392,6 +392,7 @@ enum sroce_qp_event {
  */
 struct sroce_mem_ref {
 	void *mr;		/* caller's object */
+	void *map;		/* caller's: the mapping the check saw */
 	u64 va;			/* first byte of the checked range */
 	u32 len;
 	u32 priv;		/* caller's use */

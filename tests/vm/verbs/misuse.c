@@ -310,6 +310,25 @@ static struct result wc_row(struct pair *p, struct ibv_qp *qp)
 	return r;
 }
 
+/* wc_row() for a row that also holds @mr in the pair's PD. */
+static struct result wc_row_mr(struct pair *p, struct ibv_qp *qp,
+			       struct ibv_mr *mr)
+{
+	struct ibv_wc wc;
+	struct result r;
+	int ret = wait_wc(p->cq, qp->qp_num, &wc, 15);
+
+	if (ret) {
+		r = got_errno(ret);
+		snprintf(r.why, sizeof(r.why), "no completion in 15 s");
+	} else {
+		r = got_wc(wc.status);
+	}
+	ibv_dereg_mr(mr);
+	pair_free(p);
+	return r;
+}
+
 static int post1(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
 		 uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
@@ -987,6 +1006,77 @@ static struct result wc_lkey_after_dereg(void)
 	return wc_row(&p, p.a);
 }
 
+/*
+ * ibv_rereg_mr changes the keys (sroce: always, verbs: it may); the ones
+ * it replaced must be dead, even with nothing else changed.
+ */
+static struct ibv_mr *reg_rereg(struct pair *p, int access, uint32_t *old,
+				int *e)
+{
+	struct ibv_mr *mr = ibv_reg_mr(p->pd, page, sizeof(page), access);
+
+	*e = 0;
+	if (!mr) {
+		*e = errno;
+		return NULL;
+	}
+	*old = mr->lkey;
+	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 access)) {
+		*e = errno ? errno : EINVAL;
+		ibv_dereg_mr(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+static struct result wc_lkey_after_rereg(void)
+{
+	struct ibv_mr *mr;
+	uint32_t lkey;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = reg_rereg(&p, IBV_ACCESS_LOCAL_WRITE, &lkey, &e);
+	if (!mr) {
+		pair_free(&p);
+		return setup_failed("reg_mr/rereg_mr", e);
+	}
+	e = recv1(p.b, p.buf + 4096, 64, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, page, 64, lkey, 0, 0);
+	if (e) {
+		ibv_dereg_mr(mr);
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row_mr(&p, p.a, mr);
+}
+
+static struct result wc_rkey_after_rereg(void)
+{
+	struct ibv_mr *mr;
+	uint32_t rkey;
+	struct pair p;
+	int e;
+
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = reg_rereg(&p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		       &rkey, &e);
+	if (!mr) {
+		pair_free(&p);
+		return setup_failed("reg_mr/rereg_mr", e);
+	}
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)page, rkey);
+	if (e) {
+		ibv_dereg_mr(mr);
+		pair_free(&p);
+		return setup_failed("post", e);
+	}
+	return wc_row_mr(&p, p.a, mr);
+}
+
 static struct result wc_bad_rkey(void)
 {
 	struct pair p;
@@ -1411,6 +1501,8 @@ static const struct row rows[] = {
 	{ "wc_lkey_after_dereg", WC, IBV_WC_LOC_PROT_ERR, wc_lkey_after_dereg },
 	{ "wc_bad_rkey", WC, IBV_WC_REM_ACCESS_ERR, wc_bad_rkey },
 	{ "wc_rkey_after_dereg", WC, IBV_WC_REM_ACCESS_ERR, wc_rkey_after_dereg },
+	{ "wc_lkey_after_rereg", WC, IBV_WC_LOC_PROT_ERR, wc_lkey_after_rereg },
+	{ "wc_rkey_after_rereg", WC, IBV_WC_REM_ACCESS_ERR, wc_rkey_after_rereg },
 	{ "wc_write_beyond_mr", WC, IBV_WC_REM_ACCESS_ERR, wc_write_beyond_mr },
 	{ "wc_write_mr_without_remote_write", WC, IBV_WC_REM_ACCESS_ERR,
 	  wc_write_mr_without_remote_write },
