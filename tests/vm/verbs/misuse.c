@@ -471,7 +471,7 @@ static struct result qp_create_flag_unsupported(void)
 		.cap = { 1, 1, 1, 1, 0 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
 		.pd = pd,
-		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+		.create_flags = IBV_QP_CREATE_SCATTER_FCS,
 	};
 	struct ibv_qp *qp;
 	int e = 0;
