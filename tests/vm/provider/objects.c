@@ -305,7 +305,7 @@ static void create_flags_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 	ia.recv_cq = cq;
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		ia.qp_type = types[i];
-		ia.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+		ia.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 		errno = 0;
 		a = ibv_create_qp_ex(ctx, &ia);
 		snprintf(what, sizeof(what),
