@@ -122,23 +122,7 @@ static void pair_close(struct pair *p)
 /* One completion: its status, or -1 on timeout. */
 static int wait_wc(struct pair *p, struct ibv_wc *wc)
 {
-	long spins = 0;
-	int n;
-
-	while (spins++ < 400000000L) {
-		n = ibv_poll_cq(p->cq, 1, wc);
-		if (n < 0)
-			return -1;
-		if (n == 1) {
-			if (wc->status != IBV_WC_SUCCESS)
-				printf("wc %s opcode %d wr_id %llu\n",
-				       ibv_wc_status_str(wc->status),
-				       wc->opcode,
-				       (unsigned long long)wc->wr_id);
-			return wc->status;
-		}
-	}
-	return -1;
+	return vm_wait_wc(p->cq, wc);
 }
 
 /* c reads or writes 64 bytes at @addr through @rkey: the status. */

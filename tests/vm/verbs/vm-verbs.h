@@ -26,6 +26,31 @@ static inline struct ibv_context *vm_open_dev(const char *name)
 }
 
 /*
+ * Poll @cq for one completion into *@wc: its status (printed when not
+ * a success), or -1 on error or after a bounded spin.
+ */
+static inline int vm_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	long spins = 0;
+	int n;
+
+	while (spins++ < 400000000L) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return -1;
+		if (n == 1) {
+			if (wc->status != IBV_WC_SUCCESS)
+				printf("wc %s opcode %d wr_id %llu\n",
+				       ibv_wc_status_str(wc->status),
+				       wc->opcode,
+				       (unsigned long long)wc->wr_id);
+			return wc->status;
+		}
+	}
+	return -1;
+}
+
+/*
  * Bring the RC QP @qp from RESET to RTS towards QPN @dqpn at @gid (our
  * port 1, source GID index @gidx, path MTU 1024, PSNs 0, one READ or
  * atomic outstanding each way), the peer granted @access.  -1 on error.
