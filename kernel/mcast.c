@@ -117,7 +117,7 @@ static void sroce_mca_del(struct sroce_dev *sdev, struct sroce_mcg *g,
 	struct sroce_mcast *t = &sdev->mcast;
 
 	list_del_rcu(&a->node);
-	a->kqp->nmcast--;
+	WRITE_ONCE(a->kqp->nmcast, a->kqp->nmcast - 1);
 	kfree_rcu(a, rcu);
 	t->nattach--;
 	if (--g->nqp)
@@ -186,7 +186,7 @@ static int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	list_add_tail_rcu(&a->node, &g->qps);
 	g->nqp++;
 	t->nattach++;
-	kqp->nmcast++;
+	WRITE_ONCE(kqp->nmcast, kqp->nmcast + 1);
 out:
 	mutex_unlock(&t->lock);
 	return err;
@@ -223,6 +223,12 @@ void sroce_mcast_qp_leave_all(struct sroce_kqp *kqp)
 	struct sroce_mcg *g;
 	int i;
 
+	/*
+	 * Nothing attaches a QP being destroyed, so a QP in no group (most
+	 * of them) need not queue behind the device's attach/detach.
+	 */
+	if (!READ_ONCE(kqp->nmcast))
+		return;
 	mutex_lock(&t->lock);
 	for (i = 0; i < ARRAY_SIZE(t->hash) && kqp->nmcast; i++) {
 		hlist_for_each_entry_safe(g, tmp, &t->hash[i], node) {
