@@ -206,6 +206,18 @@ static inline int sroce_compat_register_device(struct ib_device *dev,
 	sroce_compat_register_device(dev, name, dma_device)
 #endif
 
+/*
+ * Ring pages are mapped into the process with vm_insert_page().  Before
+ * 5.11 the memory cgroup marked each page it charged with the Kmemcg page
+ * type, which vm_insert_page() refuses (EINVAL), so there a ring page
+ * cannot be both charged and mapped: it is charged to max_ring_mb alone.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define SROCE_GFP_RING		(GFP_KERNEL | __GFP_RETRY_MAYFAIL)
+#else
+#define SROCE_GFP_RING		SROCE_GFP_USER
+#endif
+
 /* 6.0 moved IB_DEVICE_ALLOW_USER_UNREG to kernel_cap_flags. */
 static inline void sroce_allow_user_unreg(struct ib_device_attr *attr)
 {

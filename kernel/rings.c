@@ -8,11 +8,11 @@
  * an exposed buffer belongs to its mmap entry and is freed by
  * sroce_mmap_free() once ib_core has dropped the entry's last reference.
  *
- * What a process makes the kernel allocate is its own: ring pages and the
- * per-WQE shadow arrays are charged to its memory cgroup (__GFP_ACCOUNT)
- * and to the device budget below for as long as they exist, mappings
- * included (the lingering list).  Documentation/reliability.rst, "Trust
- * boundary".
+ * What a process makes the kernel allocate is its own: ring pages (not on
+ * 5.10, compat.h says why) and the per-WQE shadow arrays are charged to
+ * its memory cgroup (__GFP_ACCOUNT), and all of them to the device budget
+ * below, for as long as they exist, mappings included (the lingering
+ * list).  Documentation/reliability.rst, "Trust boundary".
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -183,7 +183,7 @@ int sroce_ring_alloc(struct sroce_ring *r, u32 entries, u32 stride,
 	size = PAGE_ALIGN(SROCE_RING_HDR_SIZE + (size_t)entries * stride);
 	if (!sroce_mem_charge(size, user))
 		return -ENOMEM;
-	r->buf = sroce_ring_vmalloc(size, user ? SROCE_GFP_USER : GFP_KERNEL);
+	r->buf = sroce_ring_vmalloc(size, user ? SROCE_GFP_RING : GFP_KERNEL);
 	if (!r->buf) {
 		sroce_mem_uncharge(size);
 		return -ENOMEM;

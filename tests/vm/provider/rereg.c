@@ -99,14 +99,23 @@ static bool pair_open(struct pair *p, struct ibv_pd *pd)
 	memset(p, 0, sizeof(*p));
 	p->lmr = pd == pd1 ? lmr1 : lmr2;
 	p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	if (!p->cq)
+	if (!p->cq) {
+		printf("pair: create_cq: %s\n", strerror(errno));
 		return false;
+	}
 	ia.send_cq = p->cq;
 	ia.recv_cq = p->cq;
 	p->s = ibv_create_qp(pd, &ia);
 	p->c = p->s ? ibv_create_qp(pd, &ia) : NULL;
-	return p->c && !connect_rc(p->s, p->c->qp_num) &&
-	       !connect_rc(p->c, p->s->qp_num);
+	if (!p->c) {
+		printf("pair: create_qp: %s\n", strerror(errno));
+		return false;
+	}
+	if (connect_rc(p->s, p->c->qp_num) || connect_rc(p->c, p->s->qp_num)) {
+		printf("pair: modify_qp: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 static void pair_close(struct pair *p)
