@@ -162,7 +162,10 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 			      roce_len - SROCE_BTH_LEN - SROCE_ICRC_LEN, crc);
 	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, icrc, sizeof(icrc)))
 		return SROCE_DROP_TRUNCATED;
-	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc))
+	if (sroce_icrc_final(crc) != sroce_icrc_get(icrc) &&
+	    !sroce_icrc_rxe_flush(pkt.op->flags, crc,
+				  skb->data + SROCE_UDP_HLEN, pkt.hdr_len,
+				  sroce_icrc_get(icrc)))
 		return SROCE_DROP_BAD_ICRC;
 
 	rx.skb = skb;

@@ -7,7 +7,8 @@
  *	icrc-check [-v] FILE.pcap...
  *
  * Exits 1 if any RoCEv2 packet has a bad ICRC or fails to decode, 2 on
- * usage or file errors.  Ethernet (with VLAN tags), Linux cooked (v1, v2),
+ * usage or file errors.  rdma_rxe's FLUSH ICRC (kernel/proto/icrc.h) is
+ * counted apart, not as bad.  Ethernet (with VLAN tags), Linux cooked (v1, v2),
  * raw IP and loopback captures are understood (tools/roce-frame.c).
  */
 #include <pcap/pcap.h>
@@ -24,7 +25,7 @@
 
 int main(int argc, char **argv)
 {
-	unsigned long roce = 0, bad_icrc = 0, bad_hdr = 0, n;
+	unsigned long roce = 0, bad_icrc = 0, bad_hdr = 0, rxe_flush = 0, n;
 	int i = 1, verbose = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "-v")) {
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 			enum sroce_capframe_res r;
 			enum sroce_drop why;
 			struct sroce_pkt pkt;
-			bool ok;
+			bool ok, rxe;
 
 			r = sroce_capframe_find(dlt, d, ph->caplen, &f);
 			if (r == SROCE_CAPFRAME_NOT_ROCE)
@@ -64,22 +65,25 @@ int main(int argc, char **argv)
 				continue;
 			}
 			ok = sroce_icrc_check(f.l3, f.l3_len, f.v6);
+			rxe = !ok && sroce_icrc_check_rxe_flush(f.l3, f.l3_len,
+								f.v6);
 			memset(&pkt, 0, sizeof(pkt));
 			why = sroce_parse(f.bth, f.bth_len, &pkt);
-			bad_icrc += !ok;
+			bad_icrc += !ok && !rxe;
+			rxe_flush += rxe;
 			bad_hdr += why != SROCE_DROP_NONE;
 			if (verbose || !ok || why)
 				printf("%s #%lu: IPv%c %-20s qpn 0x%06x psn %8u len %5u icrc %s%s%s\n",
 				       argv[i], n, f.v6 ? '6' : '4',
 				       pkt.op ? pkt.op->name : "?",
 				       pkt.h.bth.dqpn, pkt.h.bth.psn, f.l3_len,
-				       ok ? "ok" : "BAD",
+				       ok ? "ok" : rxe ? "rxe-flush" : "BAD",
 				       why ? " drop " : "",
 				       why ? sroce_drop_name(why) : "");
 		}
 		pcap_close(pc);
 	}
-	printf("icrc-check: %lu RoCEv2 packets, %lu bad ICRC, %lu undecodable\n",
-	       roce, bad_icrc, bad_hdr);
+	printf("icrc-check: %lu RoCEv2 packets, %lu bad ICRC, %lu undecodable, %lu rdma_rxe FLUSH ICRC\n",
+	       roce, bad_icrc, bad_hdr, rxe_flush);
 	return bad_icrc || bad_hdr ? 1 : 0;
 }

@@ -66,7 +66,7 @@ struct retx {
 };
 
 static struct {
-	unsigned long frames, roce, shown, skipped, bad_icrc, malformed;
+	unsigned long frames, roce, shown, skipped, bad_icrc, rxe_flush, malformed;
 	unsigned long retx, rnr_nak, nak;
 	unsigned long op[256];
 	unsigned long nak_code[32];
@@ -419,7 +419,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 	enum sroce_capframe_res r;
 	struct sroce_pkt pkt;
 	enum sroce_drop why;
-	bool icrc_ok, retx = false;
+	bool icrc_ok, rxe_flush, retx = false;
 	u32 caplen = ph->caplen;
 
 	(void)user;
@@ -442,7 +442,11 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 		goto out;
 	}
 	icrc_ok = sroce_icrc_check(f.l3, f.l3_len, f.v6);
-	st.bad_icrc += !icrc_ok;
+	/* rdma_rxe's FLUSH: the headers twice (proto/icrc.h), accepted */
+	rxe_flush = !icrc_ok &&
+		    sroce_icrc_check_rxe_flush(f.l3, f.l3_len, f.v6);
+	st.bad_icrc += !icrc_ok && !rxe_flush;
+	st.rxe_flush += rxe_flush;
 	memset(&pkt, 0, sizeof(pkt));
 	why = sroce_parse(f.bth, f.bth_len, &pkt);
 	if (why != SROCE_DROP_NONE) {
@@ -461,7 +465,8 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *ph,
 		print_ts(&ph->ts);
 		print_addrs(&f);
 		print_pkt(&pkt, retx);
-		printf(" icrc %s\n", icrc_ok ? "ok" : "BAD");
+		printf(" icrc %s\n", icrc_ok ? "ok" :
+		       rxe_flush ? "rxe-flush" : "BAD");
 	}
 out:
 	if (opt.count && st.shown >= opt.count)
@@ -480,6 +485,8 @@ static void print_stats(FILE *o)
 	fprintf(o, "  %-24s %lu\n", "roce", st.roce);
 	fprintf(o, "  %-24s %lu\n", "shown", st.shown);
 	fprintf(o, "  %-24s %lu\n", "bad-icrc", st.bad_icrc);
+	if (st.rxe_flush)
+		fprintf(o, "  %-24s %lu\n", "rxe-flush-icrc", st.rxe_flush);
 	fprintf(o, "  %-24s %lu\n", "malformed", st.malformed);
 	fprintf(o, "  %-24s %lu\n", "retransmitted", st.retx);
 	fprintf(o, "  %-24s %lu\n", "rnr-nak", st.rnr_nak);

@@ -74,9 +74,14 @@ u32 sroce_icrc_get(const u8 *p)
 	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
 }
 
-bool sroce_icrc_check(const u8 *l3, u32 len, bool ipv6)
+/*
+ * The CRC state of the contiguous frame @l3 after everything but the
+ * ICRC, and the BTH's offset; false if it is no RoCEv2 frame.
+ */
+static bool sroce_icrc_frame(const u8 *l3, u32 len, bool ipv6, u32 *state,
+			     u32 *bth)
 {
-	u32 iplen, bth, crc;
+	u32 iplen;
 
 	if (ipv6) {
 		if (len < IPV6_LEN || (l3[0] >> 4) != 6 ||
@@ -94,9 +99,40 @@ bool sroce_icrc_check(const u8 *l3, u32 len, bool ipv6)
 	if (len < iplen + UDP_LEN + SROCE_BTH_LEN + SROCE_ICRC_LEN)
 		return false;
 
-	bth = iplen + UDP_LEN;
-	crc = sroce_icrc_begin(l3, ipv6);
-	crc = sroce_icrc_update(crc, l3 + bth + SROCE_BTH_LEN,
-				len - bth - SROCE_BTH_LEN - SROCE_ICRC_LEN);
-	return sroce_icrc_final(crc) == sroce_icrc_get(l3 + len - SROCE_ICRC_LEN);
+	*bth = iplen + UDP_LEN;
+	*state = sroce_icrc_update(sroce_icrc_begin(l3, ipv6),
+				   l3 + *bth + SROCE_BTH_LEN,
+				   len - *bth - SROCE_BTH_LEN - SROCE_ICRC_LEN);
+	return true;
+}
+
+bool sroce_icrc_check(const u8 *l3, u32 len, bool ipv6)
+{
+	u32 state, bth;
+
+	return sroce_icrc_frame(l3, len, ipv6, &state, &bth) &&
+	       sroce_icrc_final(state) ==
+	       sroce_icrc_get(l3 + len - SROCE_ICRC_LEN);
+}
+
+bool sroce_icrc_rxe_flush(u32 opflags, u32 state, const u8 *hdr,
+			  u32 hdr_len, u32 icrc)
+{
+	if (!(opflags & SROCE_OPF_FLUSH))
+		return false;
+	return sroce_icrc_final(sroce_icrc_update(state, hdr, hdr_len)) == icrc;
+}
+
+bool sroce_icrc_check_rxe_flush(const u8 *l3, u32 len, bool ipv6)
+{
+	const struct sroce_opinfo *op;
+	u32 state, bth;
+
+	if (!sroce_icrc_frame(l3, len, ipv6, &state, &bth))
+		return false;
+	op = sroce_opinfo(l3[bth]);
+	if (!op || len < bth + op->hdr_len + SROCE_ICRC_LEN)
+		return false;
+	return sroce_icrc_rxe_flush(op->flags, state, l3 + bth, op->hdr_len,
+				    sroce_icrc_get(l3 + len - SROCE_ICRC_LEN));
 }

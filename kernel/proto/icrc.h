@@ -46,4 +46,19 @@ u32 sroce_icrc_get(const u8 *p);
  */
 bool sroce_icrc_check(const u8 *l3, u32 len, bool ipv6);
 
+/*
+ * rdma_rxe (6.2 to 7.3 at least) computes a FLUSH's ICRC with the headers
+ * fed twice: after the IBA's part it runs on over the BTH, FETH and RETH
+ * again, unmasked, as if they were the payload (its opcode table gives
+ * FLUSH no payload offset).  @state is the CRC after the IBA's part (all
+ * but the ICRC), @hdr the @hdr_len bytes from the BTH on, @opflags the
+ * packet's enum sroce_opflag.  True if @icrc is that variant of a FLUSH:
+ * the receiver accepts it too (Documentation/interop.rst).
+ */
+bool sroce_icrc_rxe_flush(u32 opflags, u32 state, const u8 *hdr,
+			  u32 hdr_len, u32 icrc);
+
+/* sroce_icrc_check() for that variant: a contiguous frame, for the tools. */
+bool sroce_icrc_check_rxe_flush(const u8 *l3, u32 len, bool ipv6);
+
 #endif /* SROCE_PROTO_ICRC_H */

@@ -127,6 +127,74 @@ START_TEST(test_known_answers)
 }
 END_TEST
 
+/*
+ * A FLUSH from rdma_rxe of 7.3 (IPv6) and one from sroce (IPv4), as
+ * recorded between the interop guests: rxe's ICRC covers its 32 header
+ * bytes twice, sroce's is the IBA's.
+ */
+static const u8 rxe_flush_v6[] = {
+	0x60, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x11, 0x40, 0x20, 0x01, 0x0d, 0xb8,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+	0x20, 0x01, 0x0d, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0xf0, 0x35, 0x12, 0xb7, 0x00, 0x2c, 0x00, 0x00,
+	0x1c, 0x00, 0xff, 0xff, 0x00, 0x61, 0x68, 0x7d, 0x80, 0x97, 0x56, 0xd4,
+	0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x56, 0x17, 0x82, 0xb6, 0x47, 0x4a,
+	0x1f, 0x46, 0x92, 0x8a, 0x00, 0x00, 0x00, 0xef, 0x49, 0x0d, 0x86, 0x19,
+};
+
+static const u8 sroce_flush_v4[] = {
+	0x45, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb6, 0xa9,
+	0xc0, 0x00, 0x02, 0x01, 0xc0, 0x00, 0x02, 0x02, 0xf4, 0xfd, 0x12, 0xb7,
+	0x00, 0x2c, 0x00, 0x00, 0x1c, 0x40, 0xff, 0xff, 0x00, 0x00, 0x00, 0x12,
+	0x80, 0x97, 0x56, 0xd5, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x55, 0xc6,
+	0x4b, 0x11, 0x71, 0xec, 0x00, 0x00, 0x03, 0xb0, 0x00, 0x00, 0x01, 0x3c,
+	0x05, 0x5c, 0xd1, 0x73,
+};
+
+/* The CRC state after the IBA's part of the contiguous frame @l3. */
+static u32 iba_state(const u8 *l3, u32 len, u32 iplen, bool v6)
+{
+	u32 bth = iplen + 8;
+
+	return sroce_icrc_update(sroce_icrc_begin(l3, v6),
+				 l3 + bth + SROCE_BTH_LEN,
+				 len - bth - SROCE_BTH_LEN - SROCE_ICRC_LEN);
+}
+
+START_TEST(test_rxe_flush_variant)
+{
+	u32 len = sizeof(rxe_flush_v6), st, icrc;
+	const u8 *hdr = rxe_flush_v6 + 48;
+	u8 f[sizeof(rxe_flush_v6)];
+
+	/* rxe's FLUSH: not the IBA's ICRC, but the headers-twice variant */
+	ck_assert(!sroce_icrc_check(rxe_flush_v6, len, true));
+	st = iba_state(rxe_flush_v6, len, 40, true);
+	icrc = sroce_icrc_get(rxe_flush_v6 + len - 4);
+	ck_assert(sroce_icrc_rxe_flush(SROCE_OPF_FLUSH, st, hdr, 32, icrc));
+	ck_assert(sroce_icrc_check_rxe_flush(rxe_flush_v6, len, true));
+	/* only for a FLUSH */
+	ck_assert(!sroce_icrc_rxe_flush(SROCE_OPF_REQ, st, hdr, 32, icrc));
+	/* a flipped payload-free header bit still fails both */
+	memcpy(f, rxe_flush_v6, len);
+	f[48 + 20] ^= 1;
+	st = iba_state(f, len, 40, true);
+	ck_assert(!sroce_icrc_check(f, len, true));
+	ck_assert(!sroce_icrc_rxe_flush(SROCE_OPF_FLUSH, st, f + 48, 32,
+					icrc));
+	ck_assert(!sroce_icrc_check_rxe_flush(f, len, true));
+	/* sroce's FLUSH carries the IBA's ICRC, not the variant */
+	len = sizeof(sroce_flush_v4);
+	ck_assert(sroce_icrc_check(sroce_flush_v4, len, false));
+	ck_assert(!sroce_icrc_check_rxe_flush(sroce_flush_v4, len, false));
+	st = iba_state(sroce_flush_v4, len, 20, false);
+	ck_assert(!sroce_icrc_rxe_flush(SROCE_OPF_FLUSH, st,
+					sroce_flush_v4 + 28, 32,
+					sroce_icrc_get(sroce_flush_v4 +
+						       len - 4)));
+}
+END_TEST
+
 /* Byte offsets the ICRC ignores (Annex A17.3.3), given the IP header length. */
 static u8 masked_bits(u32 off, bool v6, u32 iplen)
 {
@@ -416,6 +484,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_every_bit_of_known);
 	tcase_add_test(tc, test_built_frames);
 	tcase_add_test(tc, test_ipv4_options_and_rejects);
+	tcase_add_test(tc, test_rxe_flush_variant);
 	suite_add_tcase(s, tc);
 	/* Recorded by tools/vm/capture-rxe; see tests/data/README. */
 	tr = tcase_create("rxe");
