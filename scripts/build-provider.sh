@@ -111,11 +111,13 @@ drv=$bdir/etc/libibverbs.d/sroce.driver
 out=${BUILD:-$top/build}/provider
 tsrc=$top/tests/vm/provider
 mkdir -p "$out"
-# vm-verbs.h: the helpers both sets of test programs include.
+# vm-verbs.h: the helpers both sets of test programs include; vm-check.h
+# the provider programs' CHECK().
 vhdr=$top/tests/vm/verbs/vm-verbs.h
+chdr=$tsrc/vm-check.h
 stale() {
 	[[ ! $out/$1 -nt $tsrc/$2 || ! $out/$1 -nt $so || ! $out/$1 -nt $vhdr ||
-	   $(cat "$out/$1.src" 2>/dev/null) != "$src" ]]
+	   ! $out/$1 -nt $chdr || $(cat "$out/$1.src" 2>/dev/null) != "$src" ]]
 }
 cc=${CC:-gcc}
 if stale ibv_provider ibv_provider.c; then

@@ -28,21 +28,10 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define MSG	64
 #define NMSG	16
-
-static int passed, failed;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;

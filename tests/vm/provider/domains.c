@@ -24,20 +24,9 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define LEN	4096
-
-static int passed, failed;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
 
 static struct ibv_context *ctx;
 static int gidx;

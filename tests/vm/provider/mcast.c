@@ -34,6 +34,7 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define QKEY		0x11111111u
 #define MSG		64
@@ -48,18 +49,6 @@ enum { R0, R1, R2, QK, DET, L0, L1, NQP };
 static const char *const qp_name[NQP] = {
 	"R0", "R1", "R2", "other-qkey", "detached", "L0", "L1"
 };
-
-static int passed, failed;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;

@@ -30,20 +30,11 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define PG	4096
 
-static int passed, failed, rem_access_errors;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
+static int rem_access_errors;
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;

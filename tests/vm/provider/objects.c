@@ -24,21 +24,9 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-static int passed, failed;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d, errno %d %s)\n", what,	\
-		       __LINE__, errno, strerror(errno));		\
-	}								\
-} while (0)
 
 static void cq_tests(struct ibv_context *ctx)
 {

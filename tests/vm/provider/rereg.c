@@ -46,23 +46,14 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define PG	4096
 #define BIG	(1024 * PG)	/* the loop's large translation */
 #define LOOPS	300
 #define RACES	40	/* reregistrations under the peer's WRITEs */
 
-static int passed, failed, rem_access_errors;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
+static int rem_access_errors;
 
 #define RW	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |	\
 		 IBV_ACCESS_REMOTE_READ)
