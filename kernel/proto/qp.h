@@ -7,6 +7,9 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.6 XRC: SROCE_QPT_XRC_INI / SROCE_QPT_XRC_TGT at sroce_qp_init(),
+ *        sroce_send_wqe.xrc_srqn, ops->xrc_srq (required for XRC_TGT),
+ *        sroce_cqe.srqn; SROCE_MAX_HDR_LEN grew by the XRCETH.
  *   v1.5 RC ATOMIC WRITE and FLUSH: SROCE_WR_ATOMIC_WRITE (value in
  *        wr->atomic_wr), SROCE_WR_FLUSH (wr->flush), their WC opcodes,
  *        SROCE_ACCESS_FLUSH_*; ops->atomic takes SROCE_OP_ATOMIC_WRITE;
@@ -112,6 +115,13 @@ enum sroce_qp_type {
 	SROCE_QPT_RC = 2,	/* IB_QPT_RC */
 	SROCE_QPT_UC = 3,	/* IB_QPT_UC */
 	SROCE_QPT_UD = 4,	/* IB_QPT_UD */
+	/*
+	 * XRC (IBA 1.2.1): the initiator sends, the target answers and
+	 * delivers into the XRC SRQ each request names.  Accepted by
+	 * sroce_qp_init(); the QP then runs as RC on the XRC transport.
+	 */
+	SROCE_QPT_XRC_INI = 9,	/* IB_QPT_XRC_INI */
+	SROCE_QPT_XRC_TGT = 10,	/* IB_QPT_XRC_TGT */
 };
 
 enum sroce_qp_state {		/* ib_qp_state */
@@ -244,6 +254,7 @@ struct sroce_send_wqe {
 	u8 num_sge;		/* when not inline */
 	u32 ex;			/* imm_data (host order of the wire value) or invalidate_rkey */
 	u32 inline_len;		/* when SROCE_SEND_INLINE */
+	u32 xrc_srqn;		/* XRC_INI: the remote XRC SRQ (XRCETH) */
 	union {
 		struct {
 			u64 remote_addr;
@@ -371,6 +382,7 @@ struct sroce_cqe {
 	u16 pkey_index;
 	u8 solicited;		/* receive: BTH SE bit set */
 	u32 vendor_err;		/* the NAK syndrome for remote errors */
+	u32 srqn;		/* XRC_TGT receive: the XRC SRQ of the WQE */
 };
 
 /* Asynchronous QP events: ib_event_type. */
@@ -503,6 +515,16 @@ struct sroce_qp_ops {
 	 * operations then fail with SROCE_WC_LOC_QP_OP_ERR.
 	 */
 	u8 (*local_op)(void *ctx, const struct sroce_send_wqe *wr);
+	/*
+	 * XRC_TGT only: make XRC SRQ @srqn the one that the following
+	 * recv_wqe and mem_access calls (its PD, for local and remote
+	 * keys) of this entry point use.  Fails if there is no such SRQ
+	 * or it belongs to another XRC domain than the QP: the request is
+	 * then answered with an invalid request NAK.  Called for every new
+	 * request packet and before each READ response packet.  Receive
+	 * completions name their SRQ in cqe->srqn: route them by it.
+	 */
+	int (*xrc_srq)(void *ctx, u32 srqn);
 };
 
 /* ---- Private state below: embed, but touch only through the API. ---- */
@@ -558,6 +580,7 @@ struct sroce_rd_res {
 	u64 orig;		/* atomic: value returned (replay cache) */
 	u32 msn;		/* MSN carried by the response */
 	u32 seq;		/* allocation order, for eviction */
+	u32 srqn;		/* XRC: the XRC SRQ the request named */
 };
 
 struct sroce_qp_stats {
@@ -590,6 +613,7 @@ struct sroce_qp {
 	bool sq_sig_all;
 	bool srq;
 	bool comm_est;
+	u8 xrc;			/* 0, SROCE_QPT_XRC_INI or _TGT; type is RC */
 	u32 mtu;		/* bytes */
 	struct sroce_qp_stats stats;
 
@@ -648,6 +672,7 @@ struct sroce_qp {
 		u32 rkey;
 		u32 resid;
 		bool have_rwqe;
+		u32 srqn;	/* XRC: the SRQ of the message in progress */
 		struct sroce_recv_wqe rwqe;
 		u32 unacked;	/* accepted packets not yet ACKed */
 		u64 ack_deadline;
@@ -683,7 +708,7 @@ struct sroce_qp_init_attr {
 	struct sroce_rd_res *res;	/* max_res slots (RC), may be NULL otherwise */
 	u32 max_res;			/* upper bound of max_dest_rd_atomic */
 	bool sq_sig_all;
-	bool srq;			/* receives come from an SRQ */
+	bool srq;			/* receives come from an SRQ (XRC: implied) */
 	u8 ud_mtu;			/* UD: port MTU as ib_mtu; 0 = 4096 */
 	const struct sroce_qp_ops *ops;
 	void *ctx;

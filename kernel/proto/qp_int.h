@@ -48,6 +48,19 @@ static inline bool sroce_wr_is_local(u8 opcode)
 	       opcode == SROCE_WR_BIND_MW;
 }
 
+/* The transport bits of every opcode @qp sends. */
+static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
+{
+	switch (qp->type) {
+	case SROCE_QPT_UC:
+		return SROCE_TRANSPORT_UC;
+	case SROCE_QPT_UD:
+		return SROCE_TRANSPORT_UD;
+	default:
+		return qp->xrc ? SROCE_TRANSPORT_XRC : SROCE_TRANSPORT_RC;
+	}
+}
+
 /* PSNs needed to carry @len bytes at @mtu: at least one. */
 static inline u32 sroce_npsn(u32 len, u32 mtu)
 {

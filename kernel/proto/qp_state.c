@@ -165,8 +165,10 @@ static int sroce_type_index(enum sroce_qp_type type)
 		return T_UC;
 	case SROCE_QPT_UD:
 		return T_UD;
+	default:
+		/* XRC is mapped to RC by sroce_qp_init(). */
+		return -1;
 	}
-	return -1;
 }
 
 /* IBA Table 45 (RNR NAK timer field), in units of 10 us; code 0 is the longest. */
@@ -201,14 +203,23 @@ void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev)
 int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 {
 	const struct sroce_qp_ops *o = ia->ops;
+	enum sroce_qp_type type = ia->type;
+	u8 xrc = 0;
 	u32 room;
 
-	if (sroce_type_index(ia->type) < 0 || !o || !ia->sq || !ia->sq_size)
+	/* XRC runs as RC; qp->xrc remembers the role. */
+	if (type == SROCE_QPT_XRC_INI || type == SROCE_QPT_XRC_TGT) {
+		xrc = type;
+		type = SROCE_QPT_RC;
+	}
+	if (sroce_type_index(type) < 0 || !o || !ia->sq || !ia->sq_size)
+		return -SROCE_EINVAL;
+	if (xrc == SROCE_QPT_XRC_TGT && !o->xrc_srq)
 		return -SROCE_EINVAL;
 	if (!o->next_send || !o->recv_wqe || !o->mem_access || !o->emit ||
 	    !o->copy_in || !o->store || !o->atomic || !o->complete)
 		return -SROCE_EINVAL;
-	if (ia->type == SROCE_QPT_RC && (!ia->res || !ia->max_res))
+	if (type == SROCE_QPT_RC && (!ia->res || !ia->max_res))
 		return -SROCE_EINVAL;
 	if (ia->sq_size > SROCE_PSN_HALF)
 		return -SROCE_EINVAL;
@@ -219,7 +230,8 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 		return -SROCE_EINVAL;
 
 	memset(qp, 0, sizeof(*qp));
-	qp->type = ia->type;
+	qp->type = type;
+	qp->xrc = xrc;
 	qp->state = SROCE_QPS_RESET;
 	qp->qpn = ia->qpn & SROCE_QPN_MASK;
 	qp->ops = o;
@@ -232,17 +244,18 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	if (qp->sq_max_sge > SROCE_MAX_SGE)
 		qp->sq_max_sge = SROCE_MAX_SGE;
 	qp->sq_max_inline = room < SROCE_MAX_INLINE ? room : SROCE_MAX_INLINE;
-	qp->rq_size = ia->srq ? 0 : ia->rq_size ? ia->rq_size : ia->sq_size;
+	/* An XRC QP has no RQ: the INI receives nothing, the TGT uses SRQs. */
+	qp->srq = ia->srq || xrc;
+	qp->rq_size = qp->srq ? 0 : ia->rq_size ? ia->rq_size : ia->sq_size;
 	qp->sq_sig_all = ia->sq_sig_all;
-	qp->srq = ia->srq;
-	qp->resp.res = ia->type == SROCE_QPT_RC ? ia->res : NULL;
-	qp->resp.max_res = ia->type == SROCE_QPT_RC ? ia->max_res : 0;
+	qp->resp.res = type == SROCE_QPT_RC ? ia->res : NULL;
+	qp->resp.max_res = type == SROCE_QPT_RC ? ia->max_res : 0;
 	if (qp->resp.res)
 		memset(qp->resp.res, 0, sizeof(*qp->resp.res) * qp->resp.max_res);
 	qp->attr.qp_state = SROCE_QPS_RESET;
 	qp->attr.pkey = SROCE_DEFAULT_PKEY;
 	qp->attr.path_mtu = 1;
-	if (ia->type == SROCE_QPT_UD)
+	if (type == SROCE_QPT_UD)
 		qp->attr.path_mtu = ia->ud_mtu ? ia->ud_mtu : 5;
 	qp->mtu = sroce_mtu_bytes(qp->attr.path_mtu);
 	if (!qp->mtu)
@@ -384,7 +397,7 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	enum sroce_qp_state cur = qp->state, next = cur;
 	const struct sroce_transition *t;
 	int ti = sroce_type_index(qp->type);
-	u32 allowed;
+	u32 allowed, req, opt, xopt = 0;
 	int ret;
 
 	if (mask & SROCE_QP_CUR_STATE) {
@@ -400,9 +413,23 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	t = &sroce_qp_table[cur][next];
 	if (!t->valid)
 		return -SROCE_EINVAL;
-	if ((mask & t->req[ti]) != t->req[ti])
+	req = t->req[ti];
+	opt = t->opt[ti];
+	/*
+	 * ib_modify_qp_is_ok: an XRC initiator has no responder to size
+	 * at RTR, a target no requester at RTS; those become optional.
+	 */
+	if (qp->xrc == SROCE_QPT_XRC_INI && next == SROCE_QPS_RTR)
+		xopt = SROCE_QP_MAX_DEST_RD_ATOMIC | SROCE_QP_MIN_RNR_TIMER;
+	else if (qp->xrc == SROCE_QPT_XRC_TGT && cur == SROCE_QPS_RTR &&
+		 next == SROCE_QPS_RTS)
+		xopt = SROCE_QP_RETRY_CNT | SROCE_QP_RNR_RETRY |
+		       SROCE_QP_MAX_QP_RD_ATOMIC;
+	req &= ~xopt;
+	opt |= xopt & t->req[ti];
+	if ((mask & req) != req)
 		return -SROCE_EINVAL;
-	allowed = t->req[ti] | t->opt[ti] | SROCE_QP_STATE;
+	allowed = req | opt | SROCE_QP_STATE;
 	if (cur == next && next != SROCE_QPS_RESET && next != SROCE_QPS_ERR)
 		allowed |= SROCE_QP_CUR_STATE;
 	if (mask & ~allowed)
@@ -549,7 +576,7 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 	switch (qp->type) {
 	case SROCE_QPT_RC:
-		want = SROCE_TRANSPORT_RC;
+		want = qp->xrc ? SROCE_TRANSPORT_XRC : SROCE_TRANSPORT_RC;
 		break;
 	case SROCE_QPT_UC:
 		want = SROCE_TRANSPORT_UC;
@@ -571,6 +598,10 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		return SROCE_DROP_BAD_ADDR;
 	if (!sroce_pkey_match(bth->pkey, qp->attr.pkey))
 		return SROCE_DROP_BAD_PKEY;
+	/* An initiator only hears responses, a target only requests. */
+	if ((qp->xrc == SROCE_QPT_XRC_INI && (flags & SROCE_OPF_REQ)) ||
+	    (qp->xrc == SROCE_QPT_XRC_TGT && !(flags & SROCE_OPF_REQ)))
+		return SROCE_DROP_WRONG_QP_TYPE;
 	if (qp->type == SROCE_QPT_UD && pkt->h.deth.qkey != qp->attr.qkey)
 		return SROCE_DROP_BAD_QKEY;
 	if (!qp->comm_est) {

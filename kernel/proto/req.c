@@ -9,8 +9,15 @@
 
 enum { STEP_STOP, STEP_SENT };
 
-static bool sroce_wr_allowed(enum sroce_qp_type type, u8 opcode)
+static bool sroce_wr_allowed(const struct sroce_qp *qp, u8 opcode)
 {
+	enum sroce_qp_type type = qp->type;
+
+	/* A target sends nothing; XRC has no FLUSH or ATOMIC WRITE here. */
+	if (qp->xrc == SROCE_QPT_XRC_TGT)
+		return false;
+	if (qp->xrc && sroce_wr_is_placement(opcode))
+		return false;
 	switch (opcode) {
 	case SROCE_WR_SEND:
 	case SROCE_WR_SEND_WITH_IMM:
@@ -45,7 +52,7 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 	u32 i;
 
 	w->length = 0;
-	if (!sroce_wr_allowed(qp->type, wr->opcode))
+	if (!sroce_wr_allowed(qp, wr->opcode))
 		return SROCE_WC_LOC_QP_OP_ERR;
 	if (sroce_wr_is_local(wr->opcode))
 		return SROCE_WC_SUCCESS;
@@ -254,18 +261,6 @@ static u8 sroce_send_opcode(const struct sroce_swqe *w, bool first, bool last)
 	return SROCE_OP_SEND_LAST;
 }
 
-static u8 sroce_transport(const struct sroce_qp *qp)
-{
-	switch (qp->type) {
-	case SROCE_QPT_UC:
-		return SROCE_TRANSPORT_UC;
-	case SROCE_QPT_UD:
-		return SROCE_TRANSPORT_UD;
-	default:
-		return SROCE_TRANSPORT_RC;
-	}
-}
-
 /*
  * Build and emit the packet of @w at PSN offset req.off_psn.  Returns the
  * PSNs it consumed (a READ request takes all its response PSNs), 0 if
@@ -363,7 +358,8 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		}
 		break;
 	}
-	h.bth.opcode = sroce_transport(qp) | op;
+	h.bth.opcode = sroce_qp_transport(qp) | op;
+	h.xrceth = wr->xrc_srqn;	/* encoded on XRC requests only */
 	if (sroce_pkt_emit(qp, tp, &h)) {
 		qp->req.refused = true;
 		return 0;

@@ -32,7 +32,7 @@ static void sroce_resp_emit_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	struct sroce_tx_pkt *tp = &qp->txp;
 	struct sroce_hdrs h;
 
-	sroce_pkt_hdrs_init(qp, &h, SROCE_OPC(RC, ACK), psn);
+	sroce_pkt_hdrs_init(qp, &h, sroce_qp_transport(qp) | SROCE_OP_ACK, psn);
 	h.aeth.syndrome = syn;
 	h.aeth.msn = qp->resp.msn;
 	tp->paylen = 0;
@@ -91,6 +91,8 @@ static void sroce_resp_complete(struct sroce_qp *qp, u8 status, u8 opcode,
 	cqe.byte_len = byte_len;
 	cqe.qp_num = qp->qpn;
 	cqe.pkey_index = qp->attr.pkey_index;
+	if (qp->xrc)
+		cqe.srqn = qp->resp.srqn;
 	if (pkt && status == SROCE_WC_SUCCESS) {
 		cqe.solicited = pkt->h.bth.se;
 		if (pkt->op->flags & SROCE_OPF_IMMDT) {
@@ -377,6 +379,7 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
 	if (!r)
 		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
 	r->kind = SROCE_OP_READ_REQ;
+	r->srqn = pkt->h.xrceth;
 	r->psn = psn;
 	r->npsn = sroce_npsn(reth->len, qp->mtu);
 	r->start_psn = psn;
@@ -527,6 +530,24 @@ static enum sroce_drop sroce_resp_flush_req(struct sroce_qp *qp,
 	return SROCE_DROP_NONE;
 }
 
+/*
+ * XRC target: the request's XRCETH must name an XRC SRQ of the QP's XRC
+ * domain, the same one for every packet of a message (the receive WQE
+ * in progress came from it).  The caller's xrc_srq op makes it the SRQ
+ * of the receive WQE, memory checks and completions that follow.
+ */
+static bool sroce_resp_xrc_srq(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u32 srqn = pkt->h.xrceth;
+
+	if ((qp->resp.cur || qp->resp.have_rwqe) && srqn != qp->resp.srqn)
+		return false;
+	if (qp->ops->xrc_srq(qp->ctx, srqn))
+		return false;
+	qp->resp.srqn = srqn;
+	return true;
+}
+
 /* A packet at the expected PSN (RC, UC). */
 static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 				       const struct sroce_pkt *pkt,
@@ -534,6 +555,8 @@ static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 {
 	u32 flags = pkt->op->flags;
 
+	if (qp->xrc && !sroce_resp_xrc_srq(qp, pkt))
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
 	/* UC: a new message abandons one whose end was lost (IBA 9.8.4). */
 	if (qp->type == SROCE_QPT_UC && (flags & SROCE_OPF_FIRST))
 		qp->resp.cur = 0;
@@ -606,6 +629,10 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		/* It must ask for the rest of the original READ from @psn. */
 		if (sroce_npsn(reth->len, qp->mtu) !=
 		    sroce_psn(r->psn + r->npsn - psn))
+			return SROCE_DROP_DUPLICATE;
+		/* XRC: the rkey is checked against the named SRQ's PD. */
+		if (qp->xrc && (pkt->h.xrceth != r->srqn ||
+				qp->ops->xrc_srq(qp->ctx, r->srqn)))
 			return SROCE_DROP_DUPLICATE;
 		if (reth->len &&
 		    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
@@ -739,7 +766,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	sroce_pkt_hdrs_init(qp, &h, 0, r->cur_psn);
 	if (r->kind == SROCE_OP_ATOMIC_WRITE || r->kind == SROCE_OP_FLUSH) {
 		/* Done when executed: an empty READ response says so. */
-		h.bth.opcode = SROCE_OPC(RC, READ_RESP_ONLY);
+		h.bth.opcode = sroce_qp_transport(qp) | SROCE_OP_READ_RESP_ONLY;
 		h.aeth.syndrome = SROCE_ACK_SYN;
 		h.aeth.msn = r->msn;
 		if (sroce_pkt_emit(qp, tp, &h))
@@ -749,7 +776,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		return 0;
 	}
 	if (r->kind != SROCE_OP_READ_REQ) {
-		h.bth.opcode = SROCE_OPC(RC, ATOMIC_ACK);
+		h.bth.opcode = sroce_qp_transport(qp) | SROCE_OP_ATOMIC_ACK;
 		h.aeth.syndrome = SROCE_ACK_SYN;
 		h.aeth.msn = r->msn;
 		h.atmack = r->orig;
@@ -770,10 +797,13 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		op = SROCE_OP_READ_RESP_LAST;
 	else
 		op = SROCE_OP_READ_RESP_MIDDLE;
-	h.bth.opcode = SROCE_TRANSPORT_RC | op;
+	h.bth.opcode = sroce_qp_transport(qp) | op;
 	h.aeth.syndrome = SROCE_ACK_SYN;
 	h.aeth.msn = r->msn;
 	if (len) {
+		/* XRC: the SRQ may have been destroyed since the request. */
+		if (qp->xrc && qp->ops->xrc_srq(qp->ctx, r->srqn))
+			return -SROCE_EACCES;
 		if (qp->ops->mem_access(qp->ctx, r->rkey, true, r->va, len,
 					SROCE_ACCESS_REMOTE_READ,
 					&tp->seg[0].ref))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BTH and extension header codecs.  Extension headers follow the BTH in
- * the IBA order DETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDT,
+ * the IBA order DETH, XRCETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDT,
  * IETH; an opcode carries at most the ones its opinfo flags name.
  */
 #include "wire.h"
@@ -55,6 +55,10 @@ static void sroce_ext_get(const u8 *p, u32 flags, struct sroce_hdrs *h)
 		h->deth.sqpn = sroce_get_be24(p + 5);
 		p += SROCE_DETH_LEN;
 	}
+	if (flags & SROCE_OPF_XRCETH) {
+		h->xrceth = sroce_get_be24(p + 1);
+		p += SROCE_XRCETH_LEN;
+	}
 	if (flags & SROCE_OPF_FETH) {
 		h->feth = sroce_get_be32(p);
 		p += SROCE_FETH_LEN;
@@ -96,6 +100,11 @@ static void sroce_ext_put(u8 *p, u32 flags, const struct sroce_hdrs *h)
 		p[4] = 0;
 		sroce_put_be24(p + 5, h->deth.sqpn & SROCE_QPN_MASK);
 		p += SROCE_DETH_LEN;
+	}
+	if (flags & SROCE_OPF_XRCETH) {
+		p[0] = 0;
+		sroce_put_be24(p + 1, h->xrceth & SROCE_SRQN_MASK);
+		p += SROCE_XRCETH_LEN;
 	}
 	if (flags & SROCE_OPF_FETH) {
 		sroce_put_be32(p, h->feth);

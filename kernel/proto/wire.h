@@ -24,15 +24,17 @@
 #define SROCE_IETH_LEN		4
 #define SROCE_DETH_LEN		8
 #define SROCE_FETH_LEN		4
+#define SROCE_XRCETH_LEN	4
 #define SROCE_ICRC_LEN		4
-/* Largest BTH + extension headers of any opcode (BTH + AtomicETH). */
-#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_ATMETH_LEN)
+/* Largest BTH + extension headers of any opcode (XRC atomic request). */
+#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_XRCETH_LEN + SROCE_ATMETH_LEN)
 /* ATOMIC WRITE's value: the 8 payload bytes after BTH + RETH. */
 #define SROCE_ATOMIC_WRITE_LEN	8
 
 #define SROCE_DEFAULT_PKEY	0xffff
 #define SROCE_PSN_MASK		0xffffffu
 #define SROCE_QPN_MASK		0xffffffu
+#define SROCE_SRQN_MASK		0xffffffu
 
 /* Transport service, the top three bits of the opcode. */
 enum sroce_transport {
@@ -100,6 +102,7 @@ enum sroce_opflag {
 	SROCE_OPF_ATOMIC	= 1u << 17,	/* CMP_SWAP, FETCH_ADD, ATOMIC_ACK */
 	SROCE_OPF_ATOMIC_WRITE	= 1u << 18,
 	SROCE_OPF_FLUSH		= 1u << 19,
+	SROCE_OPF_XRCETH	= 1u << 20,	/* XRC requests */
 };
 
 struct sroce_opinfo {
@@ -110,7 +113,7 @@ struct sroce_opinfo {
 
 /*
  * Facts for a wire opcode, or NULL for a reserved/unsupported one.
- * Covers RC, UC and UD.
+ * Covers RC, UC, UD and XRC (no XRC FLUSH or ATOMIC WRITE).
  */
 const struct sroce_opinfo *sroce_opinfo(u8 opcode);
 
@@ -225,6 +228,7 @@ struct sroce_hdrs {
 	u32 ieth;		/* IETH: R_Key to invalidate */
 	struct sroce_deth deth;
 	u32 feth;		/* FLUSH extended transport header */
+	u32 xrceth;		/* XRCETH: the target XRC SRQ number, 24 bits */
 	/*
 	 * ATOMIC WRITE: its payload, the value, byte for byte as on the
 	 * wire (stored to memory unchanged).  Decoded by sroce_parse, which

@@ -131,6 +131,7 @@ void sroce_test_hdrs(struct sroce_hdrs *h, u8 opcode, u32 seed, u32 paylen)
 	h->deth.qkey = 0x11111111 + seed;
 	h->deth.sqpn = 0x000042 + seed;
 	h->feth = 0x1;	/* placement type: global visibility */
+	h->xrceth = (0x00abc0 + seed) & SROCE_SRQN_MASK;
 	if ((opcode & 0x1f) == SROCE_OP_ATOMIC_WRITE)
 		h->reth.len = 8;
 	if ((opcode & 0x1f) == SROCE_OP_FLUSH)

@@ -53,6 +53,30 @@ static const struct want want_ops[] = {
 	{ 0x29, 16, "UC_WRITE_LAST_IMM" },
 	{ 0x2a, 28, "UC_WRITE_ONLY" },
 	{ 0x2b, 32, "UC_WRITE_ONLY_IMM" },
+	/* XRC: requests carry the 4-byte XRCETH, responses as RC */
+	{ 0xa0, 16, "XRC_SEND_FIRST" },
+	{ 0xa1, 16, "XRC_SEND_MIDDLE" },
+	{ 0xa2, 16, "XRC_SEND_LAST" },
+	{ 0xa3, 20, "XRC_SEND_LAST_IMM" },
+	{ 0xa4, 16, "XRC_SEND_ONLY" },
+	{ 0xa5, 20, "XRC_SEND_ONLY_IMM" },
+	{ 0xa6, 32, "XRC_WRITE_FIRST" },
+	{ 0xa7, 16, "XRC_WRITE_MIDDLE" },
+	{ 0xa8, 16, "XRC_WRITE_LAST" },
+	{ 0xa9, 20, "XRC_WRITE_LAST_IMM" },
+	{ 0xaa, 32, "XRC_WRITE_ONLY" },
+	{ 0xab, 36, "XRC_WRITE_ONLY_IMM" },
+	{ 0xac, 32, "XRC_READ_REQ" },
+	{ 0xad, 16, "XRC_READ_RESP_FIRST" },
+	{ 0xae, 12, "XRC_READ_RESP_MIDDLE" },
+	{ 0xaf, 16, "XRC_READ_RESP_LAST" },
+	{ 0xb0, 16, "XRC_READ_RESP_ONLY" },
+	{ 0xb1, 16, "XRC_ACK" },
+	{ 0xb2, 24, "XRC_ATOMIC_ACK" },
+	{ 0xb3, 44, "XRC_CMP_SWAP" },
+	{ 0xb4, 44, "XRC_FETCH_ADD" },
+	{ 0xb6, 20, "XRC_SEND_LAST_INV" },
+	{ 0xb7, 20, "XRC_SEND_ONLY_INV" },
 	{ 0x64, 20, "UD_SEND_ONLY" },
 	{ 0x65, 24, "UD_SEND_ONLY_IMM" },
 };
@@ -85,7 +109,7 @@ START_TEST(test_exact_set)
 		ck_assert_uint_le(op->hdr_len, SROCE_MAX_HDR_LEN);
 	}
 	ck_assert_uint_eq(n, ARRAY_SIZE(want_ops));
-	ck_assert_uint_eq(n, 39);
+	ck_assert_uint_eq(n, 62);
 }
 END_TEST
 
@@ -121,11 +145,17 @@ START_TEST(test_flag_invariants)
 			ck_assert(f & SROCE_OPF_DETH);
 		else
 			ck_assert(!(f & SROCE_OPF_DETH));
-		if ((opc & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+		if ((opc & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC &&
+		    (opc & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_XRC)
 			ck_assert(!(f & (SROCE_OPF_READ | SROCE_OPF_ATOMIC |
 					 SROCE_OPF_AETH | SROCE_OPF_RESP |
 					 SROCE_OPF_IETH | SROCE_OPF_FLUSH |
 					 SROCE_OPF_ATOMIC_WRITE)));
+		/* XRC: an XRCETH on every request and on nothing else */
+		if ((opc & SROCE_TRANSPORT_MASK) == SROCE_TRANSPORT_XRC)
+			ck_assert(!(f & SROCE_OPF_REQ) == !(f & SROCE_OPF_XRCETH));
+		else
+			ck_assert(!(f & SROCE_OPF_XRCETH));
 		/* a RETH starts every RDMA operation */
 		if (f & (SROCE_OPF_WRITE | SROCE_OPF_READ) && f & SROCE_OPF_REQ)
 			ck_assert(!(f & SROCE_OPF_FIRST) == !(f & SROCE_OPF_RETH));
@@ -151,7 +181,11 @@ START_TEST(test_specific_flags)
 	ck_assert(op->flags & SROCE_OPF_IETH);
 	op = sroce_opinfo(SROCE_OPC(UD, SEND_ONLY_IMM));
 	ck_assert(op->flags & SROCE_OPF_IMMDT && op->flags & SROCE_OPF_DETH);
-	/* reserved, RD, CNP and XRC are not spoken */
+	op = sroce_opinfo(SROCE_OPC(XRC, SEND_ONLY));
+	ck_assert(op->flags & SROCE_OPF_XRCETH);
+	op = sroce_opinfo(SROCE_OPC(XRC, ACK));
+	ck_assert(!(op->flags & SROCE_OPF_XRCETH));
+	/* reserved, RD, CNP and XRC placement are not spoken */
 	ck_assert_ptr_null(sroce_opinfo(0x15));
 	ck_assert_ptr_null(sroce_opinfo(0x18));
 	ck_assert_ptr_null(sroce_opinfo(0x1f));
@@ -159,7 +193,9 @@ START_TEST(test_specific_flags)
 	ck_assert_ptr_null(sroce_opinfo(0x40));
 	ck_assert_ptr_null(sroce_opinfo(0x60));
 	ck_assert_ptr_null(sroce_opinfo(0x80));
-	ck_assert_ptr_null(sroce_opinfo(0xa0));
+	ck_assert_ptr_null(sroce_opinfo(0xb5));
+	ck_assert_ptr_null(sroce_opinfo(0xbc));
+	ck_assert_ptr_null(sroce_opinfo(0xbd));
 	ck_assert_ptr_null(sroce_opinfo(0xff));
 }
 END_TEST

@@ -101,7 +101,21 @@ START_TEST(test_golden_ext_headers)
 		0x00, 0x00, 0x00, 0x13,
 		0x00, 0x12, 0x34, 0x56,				/* IETH */
 	};
+	static const u8 xwr[] = {
+		0xab, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x00, 0x00, 0x00, 0x14,
+		0x00, 0x0a, 0xbc, 0xde,				/* XRCETH */
+		0, 0, 0, 0, 0, 0, 0x30, 0x00,			/* VA */
+		0, 0, 0, 6, 0, 0, 0, 0x40,			/* R_Key, len */
+		0x01, 0x02, 0x03, 0x04,				/* ImmDT */
+	};
+	static const u8 xack[] = {
+		0xb1, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x00, 0x00, 0x00, 0x15,
+		0x1f, 0x00, 0x00, 0x07,				/* AETH */
+	};
 	struct sroce_hdrs h = { 0 };
+	struct sroce_pkt pkt;
 
 	h.bth.opcode = SROCE_OPC(UD, SEND_ONLY_IMM);
 	h.bth.mig = 1;
@@ -159,6 +173,43 @@ START_TEST(test_golden_ext_headers)
 	h.ieth = 0x123456;
 	ck_assert_uint_eq(sroce_build(buf, &h), sizeof(inv));
 	ck_assert_mem_eq(buf, inv, sizeof(inv));
+
+	/* XRC: the XRCETH right after the BTH, before RETH and ImmDT. */
+	memset(&h, 0, sizeof(h));
+	h.bth.opcode = SROCE_OPC(XRC, WRITE_ONLY_IMM);
+	h.bth.pkey = 0xffff;
+	h.bth.dqpn = 9;
+	h.bth.psn = 0x14;
+	h.xrceth = 0xff0abcde;	/* only 24 bits go out */
+	h.reth.va = 0x3000;
+	h.reth.rkey = 6;
+	h.reth.len = 0x40;
+	h.imm = 0x01020304;
+	ck_assert_uint_eq(sroce_build(buf, &h), sizeof(xwr));
+	ck_assert_mem_eq(buf, xwr, sizeof(xwr));
+	memset(buf + sizeof(xwr), 0, 0x40 + SROCE_ICRC_LEN);
+	ck_assert_int_eq(sroce_parse(buf, sizeof(xwr) + 0x40 + SROCE_ICRC_LEN,
+				     &pkt), SROCE_DROP_NONE);
+	ck_assert_uint_eq(pkt.h.xrceth, 0x0abcde);
+	ck_assert_uint_eq(pkt.h.reth.len, 0x40);
+	ck_assert_uint_eq(pkt.paylen, 0x40);
+	/* A reserved XRCETH byte is ignored on receive. */
+	buf[12] = 0x5a;
+	ck_assert_int_eq(sroce_parse(buf, sizeof(xwr) + 0x40 + SROCE_ICRC_LEN,
+				     &pkt), SROCE_DROP_NONE);
+	ck_assert_uint_eq(pkt.h.xrceth, 0x0abcde);
+
+	/* XRC responses carry no XRCETH. */
+	memset(&h, 0, sizeof(h));
+	h.bth.opcode = SROCE_OPC(XRC, ACK);
+	h.bth.pkey = 0xffff;
+	h.bth.dqpn = 9;
+	h.bth.psn = 0x15;
+	h.xrceth = 0x123;
+	h.aeth.syndrome = 0x1f;
+	h.aeth.msn = 7;
+	ck_assert_uint_eq(sroce_build(buf, &h), sizeof(xack));
+	ck_assert_mem_eq(buf, xack, sizeof(xack));
 }
 END_TEST
 
@@ -197,6 +248,8 @@ static void assert_hdrs_eq(const struct sroce_hdrs *a, const struct sroce_hdrs *
 		ck_assert_mem_eq(&a->deth, &b->deth, sizeof(a->deth));
 	if (f & SROCE_OPF_FETH)
 		ck_assert_uint_eq(a->feth, b->feth);
+	if (f & SROCE_OPF_XRCETH)
+		ck_assert_uint_eq(a->xrceth, b->xrceth);
 }
 
 START_TEST(test_roundtrip_every_opcode)
@@ -229,7 +282,7 @@ START_TEST(test_roundtrip_every_opcode)
 			n++;
 		}
 	}
-	ck_assert_uint_eq(n, 39 * 6);
+	ck_assert_uint_eq(n, 62 * 6);
 }
 END_TEST
 
@@ -538,7 +591,7 @@ START_TEST(test_tshark_reads_every_opcode)
 
 	snprintf(path, sizeof(path), "%s/wire-all.pcap", SROCE_TEST_TMP);
 	n = write_all_opcodes(path, w, ARRAY_SIZE(w));
-	ck_assert_uint_eq(n, 2 * 39);
+	ck_assert_uint_eq(n, 2 * 62);
 
 	/* Full dissection: nothing malformed, no expert complaints. */
 	snprintf(out, sizeof(out), "%s/wire-all.txt", SROCE_TEST_TMP);
@@ -589,8 +642,12 @@ START_TEST(test_tshark_reads_every_opcode)
 		ck_assert_uint_eq(v[6], h->bth.dqpn);
 		ck_assert_uint_eq(v[7], h->bth.ackreq);
 		ck_assert_uint_eq(v[8], h->bth.psn);
-		/* Wireshark 4.0 predates FLUSH and ATOMIC WRITE: BTH only. */
-		if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE))
+		/*
+		 * Wireshark 4.0 predates FLUSH and ATOMIC WRITE, and names
+		 * XRC opcodes but dissects nothing after their BTH: BTH only.
+		 */
+		if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE) ||
+		    (h->bth.opcode & SROCE_TRANSPORT_MASK) == SROCE_TRANSPORT_XRC)
 			continue;
 		if (fl & SROCE_OPF_RETH) {
 			ck_assert_uint_eq(v[9], h->reth.va);
