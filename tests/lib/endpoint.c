@@ -46,8 +46,14 @@ void sroce_ep_init(struct sroce_ep *ep, sroce_ep_emit_fn emit, void *arg)
 
 void sroce_ep_destroy(struct sroce_ep *ep)
 {
+	u32 i;
+
 	free(ep->mr);
 	free(ep->srq.w);
+	for (i = 0; i < ep->nxsrq; i++) {
+		free(ep->xsrq[i].rq.w);
+		free(ep->xsrq[i].cq.cqe);
+	}
 	free(ep->ah);
 	memset(ep, 0, sizeof(*ep));
 }
@@ -149,6 +155,13 @@ static int ep_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 	struct sroce_ep_qp *q = ctx;
 	struct sroce_ep_rq *rq = q->use_srq ? &q->ep->srq : &q->rq;
 
+	if (q->qp.xrc) {
+		if (!q->xsrq) {
+			ep_violation(q->ep, "XRC receive before xrc_srq");
+			return -SROCE_EINVAL;
+		}
+		rq = &q->xsrq->rq;
+	}
 	if (rq->head == rq->tail)
 		return -SROCE_EAGAIN;
 	*out = rq->w[rq->head++ % rq->cap];
@@ -160,8 +173,18 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 {
 	struct sroce_ep_qp *q = ctx;
 	struct sroce_ep_mr *m;
+	u32 pd = q->pd;
 
 	bool key_only = access & SROCE_ACCESS_KEY_ONLY;
+
+	/* An XRC target checks keys, local and remote, in its SRQ's PD. */
+	if (q->qp.xrc == SROCE_QPT_XRC_TGT) {
+		if (!q->xsrq) {
+			ep_violation(q->ep, "XRC memory access before xrc_srq");
+			return -SROCE_EINVAL;
+		}
+		pd = q->xsrq->pd;
+	}
 
 	/* the SRQ shares its QPs' PD here */
 	access &= ~(SROCE_ACCESS_RECV | SROCE_ACCESS_KEY_ONLY);
@@ -171,7 +194,7 @@ static int ep_mem_access(void *ctx, u32 key, bool remote, u64 va, u32 len,
 	if (!len && !key_only)
 		return 0;
 	m = sroce_ep_mr_lookup(q->ep, key);
-	if (!m || m->pd != q->pd)
+	if (!m || m->pd != pd)
 		return -SROCE_EINVAL;
 	if ((m->access & access) != access)
 		return -SROCE_EACCES;
@@ -312,8 +335,31 @@ static void cq_push(struct sroce_ep_cq *cq, const struct sroce_cqe *c)
 static void ep_complete(void *ctx, const struct sroce_cqe *cqe)
 {
 	struct sroce_ep_qp *q = ctx;
+	struct sroce_ep_xsrq *x;
 
+	if (cqe->is_recv && q->qp.xrc) {
+		x = sroce_ep_get_xsrq(q->ep, cqe->srqn);
+		if (!x || q->qp.xrc != SROCE_QPT_XRC_TGT) {
+			ep_violation(q->ep, "XRC receive completion for SRQ %u",
+				     cqe->srqn);
+			return;
+		}
+		cq_push(&x->cq, cqe);
+		return;
+	}
 	cq_push(cqe->is_recv ? &q->rcq : &q->scq, cqe);
+}
+
+static int ep_xrc_srq(void *ctx, u32 srqn)
+{
+	struct sroce_ep_qp *q = ctx;
+	struct sroce_ep_xsrq *x = sroce_ep_get_xsrq(q->ep, srqn);
+
+	q->xsrq = NULL;
+	if (!x || x->xrcd != q->xrcd)
+		return -SROCE_EINVAL;
+	q->xsrq = x;
+	return 0;
 }
 
 static void ep_event(void *ctx, enum sroce_qp_event ev)
@@ -357,6 +403,7 @@ const struct sroce_qp_ops sroce_ep_ops = {
 	.complete	= ep_complete,
 	.event		= ep_event,
 	.invalidate	= ep_invalidate,
+	.xrc_srq	= ep_xrc_srq,
 };
 
 bool sroce_ep_poll(struct sroce_ep_cq *cq, struct sroce_cqe *c)
@@ -541,4 +588,34 @@ void sroce_ep_post_recv(struct sroce_ep_qp *q, const struct sroce_recv_wqe *w)
 void sroce_ep_post_srq(struct sroce_ep *ep, const struct sroce_recv_wqe *w)
 {
 	rq_push(&ep->srq, w);
+}
+
+u32 sroce_ep_add_xsrq(struct sroce_ep *ep, u32 xrcd, u32 pd)
+{
+	struct sroce_ep_xsrq *x;
+
+	if (ep->nxsrq == SROCE_EP_MAX_XSRQ)
+		return 0;
+	x = &ep->xsrq[ep->nxsrq++];
+	memset(x, 0, sizeof(*x));
+	x->srqn = ep->nxsrq;
+	x->xrcd = xrcd;
+	x->pd = pd;
+	return x->srqn;
+}
+
+struct sroce_ep_xsrq *sroce_ep_get_xsrq(struct sroce_ep *ep, u32 srqn)
+{
+	if (!srqn || srqn > ep->nxsrq)
+		return NULL;
+	return &ep->xsrq[srqn - 1];
+}
+
+void sroce_ep_post_xsrq(struct sroce_ep *ep, u32 srqn,
+			const struct sroce_recv_wqe *w)
+{
+	struct sroce_ep_xsrq *x = sroce_ep_get_xsrq(ep, srqn);
+
+	if (x)
+		rq_push(&x->rq, w);
 }

@@ -51,6 +51,17 @@ struct sroce_ep_ah {
 	bool ipv6;
 };
 
+/* An XRC SRQ: its own receive queue, CQ, PD and XRC domain. */
+struct sroce_ep_xsrq {
+	u32 srqn;
+	u32 xrcd;
+	u32 pd;
+	struct sroce_ep_rq rq;
+	struct sroce_ep_cq cq;
+};
+
+#define SROCE_EP_MAX_XSRQ	4
+
 struct sroce_ep;
 struct sroce_ep_qp;
 
@@ -68,6 +79,8 @@ struct sroce_ep_qp {
 	struct sroce_ep_cq scq, rcq;
 	struct sroce_swqe *swqe;
 	struct sroce_rd_res *res;
+	u32 xrcd;			/* XRC target: its XRC domain */
+	struct sroce_ep_xsrq *xsrq;	/* ... the SRQ ops->xrc_srq chose */
 	u32 nevents;
 	enum sroce_qp_event last_event;
 	void *user;			/* for the endpoint's user */
@@ -86,6 +99,8 @@ struct sroce_ep {
 	u32 nmr, mr_cap;
 	u32 key_seq;			/* varies the key byte of new keys */
 	struct sroce_ep_rq srq;
+	struct sroce_ep_xsrq xsrq[SROCE_EP_MAX_XSRQ];
+	u32 nxsrq;
 	struct sroce_ep_ah *ah;
 	u32 nah;
 	sroce_ep_emit_fn emit;
@@ -133,6 +148,16 @@ int sroce_ep_qp_connect(struct sroce_ep_qp *q, const struct sroce_qp_attr *a,
 void sroce_ep_post_send(struct sroce_ep_qp *q, const struct sroce_send_wqe *w);
 void sroce_ep_post_recv(struct sroce_ep_qp *q, const struct sroce_recv_wqe *w);
 void sroce_ep_post_srq(struct sroce_ep *ep, const struct sroce_recv_wqe *w);
+
+/*
+ * XRC SRQs: add one of XRC domain @xrcd and PD @pd; returns its number
+ * (never 0), or 0 if the table is full.  Receives of XRC target QPs
+ * complete on the SRQ's own CQ.
+ */
+u32 sroce_ep_add_xsrq(struct sroce_ep *ep, u32 xrcd, u32 pd);
+struct sroce_ep_xsrq *sroce_ep_get_xsrq(struct sroce_ep *ep, u32 srqn);
+void sroce_ep_post_xsrq(struct sroce_ep *ep, u32 srqn,
+			const struct sroce_recv_wqe *w);
 static inline u32 sroce_ep_sq_posted(const struct sroce_ep_qp *q)
 {
 	return q->sq.tail - q->sq.head;

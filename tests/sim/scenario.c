@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Error-path scenarios: each sets up one RC QP pair, provokes one error
- * the IBA specifies exactly, and compares the full completion list (and
- * the responder's memory) with what the spec requires.
+ * Error-path scenarios: each sets up one RC QP pair (srq: two; xrc:
+ * three XRC pairs), provokes one error the IBA specifies exactly, and
+ * compares the full completion list (and the responder's memory) with
+ * what the spec requires.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,10 +537,160 @@ static void sc_srq(struct sim *s)
 			 x->n[1][1]);
 }
 
+static void post_xrc(struct sim *s, u32 pair, u64 wr_id, u32 off, u32 len,
+		     u32 srqn)
+{
+	struct sc *x = SC(s);
+	struct sroce_send_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = wr_id;
+	w.opcode = SROCE_WR_SEND;
+	w.send_flags = SROCE_SEND_SIGNALED;
+	w.num_sge = 1;
+	w.sge[0].addr = x->lbuf[0].iova + off;
+	w.sge[0].length = len;
+	w.sge[0].lkey = x->lbuf[0].key;
+	w.xrc_srqn = srqn;
+	sroce_ep_post_send(s->qp[0][pair].q, &w);
+}
+
+/* Receive wr_id @id into 4 KiB slot @slot of side 1's buffer. */
+static void post_xsrq(struct sim *s, u32 srqn, u64 id, u32 slot)
+{
+	struct sc *x = SC(s);
+	struct sroce_recv_wqe r;
+
+	memset(&r, 0, sizeof(r));
+	r.wr_id = id;
+	r.num_sge = 1;
+	r.sge[0].addr = x->lbuf[1].iova + slot * 4096;
+	r.sge[0].length = 4096;
+	r.sge[0].lkey = x->lbuf[1].key;
+	sroce_ep_post_xsrq(&s->ep[1], srqn, &r);
+}
+
+/* The side 1 pair whose target QP is @qpn, or 3. */
+static u32 xrc_pair(struct sim *s, u32 qpn)
+{
+	u32 p;
+
+	for (p = 0; p < 3; p++)
+		if (s->qp[1][p].q->qp.qpn == qpn)
+			return p;
+	return 3;
+}
+
+static bool xrc_has(struct sim *s, u64 wr_id, u8 status)
+{
+	struct sc *x = SC(s);
+	u32 i;
+
+	for (i = 0; i < x->n[0][0]; i++)
+		if (x->cqe[0][0][i].wr_id == wr_id)
+			return x->cqe[0][0][i].status == status;
+	return false;
+}
+
+/*
+ * XRC: three initiators on side 0 send, alternating, into two XRC SRQs
+ * of one XRC domain on side 1 through three target QPs.  Each SRQ's CQ
+ * gets exactly the messages meant for it, intact and in order per QP.
+ * Then a request naming the SRQ of another domain, and one naming no
+ * SRQ, fail their initiators with REM_INV_REQ_ERR, and the SRQs go on
+ * serving the third pair.
+ */
+static void sc_xrc(struct sim *s)
+{
+	struct sc *x = SC(s);
+	u32 srq[3], i, k, p, m, slot, len, n[3][2] = { { 0 } };
+	struct sroce_ep_xsrq *xs;
+	struct sroce_cqe c;
+	u8 *buf;
+
+	srq[0] = sroce_ep_add_xsrq(&s->ep[1], 1, 1);
+	srq[1] = sroce_ep_add_xsrq(&s->ep[1], 1, 1);
+	srq[2] = sroce_ep_add_xsrq(&s->ep[1], 2, 1);
+	for (i = 0; i < 3 * 4096; i++)
+		x->lbuf[0].mem[SC_GUARD + i] = (u8)(i * 29 + 5);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 9; i++)
+			post_xsrq(s, srq[k], 1000 * (k + 1) + i, k * 9 + i);
+	/* pair p message i: 100 * (p + 1) + i bytes to SRQ i % 2 */
+	for (i = 0; i < 6; i++)
+		for (p = 0; p < 3; p++)
+			post_xrc(s, p, 10 * p + i, 4096 * p, 100 * (p + 1) + i,
+				 srq[i % 2]);
+	for (p = 0; p < 3; p++)
+		sim_service(s, &s->qp[0][p]);
+	run_for(s, 100000000ull);
+	for (k = 0; k < 2 && !s->failed; k++) {
+		xs = sroce_ep_get_xsrq(&s->ep[1], srq[k]);
+		while (sroce_ep_poll(&xs->cq, &c)) {
+			p = xrc_pair(s, c.qp_num);
+			len = c.byte_len;
+			slot = (u32)(c.wr_id - 1000 * (k + 1));
+			m = p < 3 ? k + 2 * n[p][k] : 0;
+			if (p == 3 || c.status || c.srqn != srq[k] ||
+			    slot >= 9 || len != 100 * (p + 1) + m) {
+				sim_fail(s, "xrc: SRQ %u: wr_id %llu qp %#x status %u srqn %u len %u",
+					 srq[k], (unsigned long long)c.wr_id,
+					 c.qp_num, c.status, c.srqn, len);
+				return;
+			}
+			buf = x->lbuf[1].mem + SC_GUARD + (k * 9 + slot) * 4096;
+			if (memcmp(buf, x->lbuf[0].mem + SC_GUARD + 4096 * p,
+				   len) || buf[len] != SC_FILL)
+				sim_fail(s, "xrc: wr_id %llu data wrong",
+					 (unsigned long long)c.wr_id);
+			n[p][k]++;
+		}
+	}
+	for (p = 0; p < 3; p++)
+		for (k = 0; k < 2; k++)
+			if (n[p][k] != 3)
+				sim_fail(s, "xrc: pair %u, SRQ %u: %u receives",
+					 p, srq[k], n[p][k]);
+	if (x->n[0][0] != 18)
+		sim_fail(s, "xrc: %u send completions", x->n[0][0]);
+	for (i = 0; i < x->n[0][0]; i++)
+		if (x->cqe[0][0][i].status)
+			sim_fail(s, "xrc: send %llu: %s",
+				 (unsigned long long)x->cqe[0][0][i].wr_id,
+				 st_name(x->cqe[0][0][i].status));
+	if (s->failed)
+		return;
+
+	/* Another XRC domain's SRQ, and a number no SRQ has. */
+	post_xrc(s, 0, 90, 0, 64, srq[2]);
+	post_xrc(s, 1, 91, 0, 64, 77);
+	post_xsrq(s, srq[0], 1100, 20);
+	post_xrc(s, 2, 92, 4096 * 2, 64, srq[0]);
+	for (p = 0; p < 3; p++)
+		sim_service(s, &s->qp[0][p]);
+	run_for(s, 100000000ull);
+	if (!xrc_has(s, 90, SROCE_WC_REM_INV_REQ_ERR) ||
+	    !xrc_has(s, 91, SROCE_WC_REM_INV_REQ_ERR) ||
+	    !xrc_has(s, 92, SROCE_WC_SUCCESS))
+		sim_fail(s, "xrc: bad SRQ numbers not refused as invalid requests");
+	expect_state(s, "xrc", 1, SROCE_QPS_ERR);
+	if (s->qp[1][1].q->qp.state != SROCE_QPS_ERR ||
+	    s->qp[1][2].q->qp.state != SROCE_QPS_RTS)
+		sim_fail(s, "xrc: target states %u %u", s->qp[1][1].q->qp.state,
+			 s->qp[1][2].q->qp.state);
+	xs = sroce_ep_get_xsrq(&s->ep[1], srq[0]);
+	if (!sroce_ep_poll(&xs->cq, &c) || c.wr_id != 1100 || c.status ||
+	    xrc_pair(s, c.qp_num) != 2 || sroce_ep_poll(&xs->cq, &c))
+		sim_fail(s, "xrc: the SRQ stopped serving the good pair");
+	xs = sroce_ep_get_xsrq(&s->ep[1], srq[2]);
+	if (sroce_ep_poll(&xs->cq, &c))
+		sim_fail(s, "xrc: another domain's SRQ was used");
+}
+
 const char *const sim_scenarios[] = {
 	"retry_exc", "rnr_exc", "rnr_inf", "acc_rkey", "acc_bounds",
 	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq",
-	"mcast", NULL,
+	"xrc", "mcast", NULL,
 };
 
 int sim_scenario(struct sim *s, const char *name)
@@ -570,9 +721,13 @@ int sim_scenario(struct sim *s, const char *name)
 		s->o.rnr_retry = 7;
 	if (k == 10)
 		s->srq1 = true;
-	sim_add_pair(s, SROCE_QPT_RC, 64);
+	sim_add_pair(s, k == 11 ? SROCE_QPT_XRC_INI : SROCE_QPT_RC, 64);
 	if (k == 10)
 		sim_add_pair(s, SROCE_QPT_RC, 64);
+	if (k == 11) {
+		sim_add_pair(s, SROCE_QPT_XRC_INI, 64);
+		sim_add_pair(s, SROCE_QPT_XRC_INI, 64);
+	}
 	buf_make(s, &x->lbuf[0], 0, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	buf_make(s, &x->lbuf[1], 1, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	if (!s->failed) {
@@ -594,6 +749,9 @@ int sim_scenario(struct sim *s, const char *name)
 			break;
 		case 10:
 			sc_srq(s);
+			break;
+		case 11:
+			sc_xrc(s);
 			break;
 		}
 	}

@@ -342,7 +342,10 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 		sq->side = side;
 		sq->idx = i;
 		sq->armed = U64_MAX;
-		sq->q = sroce_ep_qp_create(&s->ep[side], type,
+		/* XRC: side 0 initiates, side 1's target is in XRC domain 1. */
+		sq->q = sroce_ep_qp_create(&s->ep[side],
+					   side && type == SROCE_QPT_XRC_INI ?
+					   SROCE_QPT_XRC_TGT : type,
 					   s->qpn_base[side] + i, 1, sq_size,
 					   SROCE_MAX_RD_ATOMIC,
 					   side == 1 && s->srq1, false);
@@ -350,6 +353,7 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 			sim_fail(s, "qp create failed");
 			return i;
 		}
+		sq->q->xrcd = 1;
 		memset(&a[side], 0, sizeof(a[side]));
 		a[side].pkey = SROCE_DEFAULT_PKEY;
 		a[side].qkey = 0x11111111;
