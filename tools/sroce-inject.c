@@ -299,6 +299,18 @@ static void c_wrong_qp_type(u8 fill)
 	frame_send(&f);
 }
 
+static void c_xrc_to_rc(u8 fill)
+{
+	struct sroce_hdrs h;
+	struct frame f;
+
+	/* An XRC SEND (with its XRCETH) to an RC QP. */
+	hdrs_rc(&h, SROCE_OPC(XRC, SEND_ONLY));
+	h.xrceth = 1;
+	frame_build(&f, &h, 32, fill, 0);
+	frame_send(&f);
+}
+
 static void c_bad_sequence(u8 fill)
 {
 	struct sroce_hdrs h;
@@ -474,6 +486,8 @@ static const struct inj_case cases[] = {
 	  "valid WRITE ONLY of 64 bytes at --va (the control)", c_write },
 	{ "ud-send", "rx_packets", "alive",
 	  "valid UD SEND ONLY of 64 bytes to --ud-qpn (the control)", c_ud_send },
+	{ "xrc-to-rc", "rx_drop_wrong_qp_type", "alive",
+	  "XRC SEND ONLY (XRCETH) to the RC QP --qpn", c_xrc_to_rc },
 };
 
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))

@@ -8,13 +8,15 @@
  * RC, UC and UD QPs made by ibv_create_qp_ex with
  * IBV_QP_INIT_ATTR_CREATE_FLAGS and no flag, connected to each other
  * through the device's own GID, pass one SEND (every byte checked); a
- * flag sroce does not implement is refused with EOPNOTSUPP.
+ * flag sroce does not implement is refused with EOPNOTSUPP.  XRC, which
+ * the device does not offer yet, is refused at each of its verbs.
  *
  *   objects DEV GID_INDEX
  *
  * Output: "PASS|FAIL <what>" lines, then "objects: N passed, M failed".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -326,6 +328,82 @@ static void create_flags_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK("destroy_cq for create_flags", !ibv_destroy_cq(cq));
 }
 
+/*
+ * The device does not offer XRC (Documentation/device.rst, "Not
+ * implemented"): no IBV_DEVICE_XRC, and every XRC verb is EOPNOTSUPP
+ * rather than a half-made object.
+ */
+static void xrc_refused_tests(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa = {
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+		.qp_type = IBV_QPT_XRC_SEND,
+	};
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_XRCD,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = pd,
+	};
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.qp_num = 1,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_device_attr da;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	CHECK("query_device: no IBV_DEVICE_XRC",
+	      !ibv_query_device(ctx, &da) &&
+	      !(da.device_cap_flags & IBV_DEVICE_XRC));
+	errno = 0;
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	CHECK("open_xrcd: EOPNOTSUPP", !xrcd && errno == EOPNOTSUPP);
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	CHECK("create_cq for XRC", cq);
+	sa.cq = cq;
+	errno = 0;
+	srq = ibv_create_srq_ex(ctx, &sa);
+	CHECK("create_srq_ex XRC: EOPNOTSUPP", !srq && errno == EOPNOTSUPP);
+	if (srq)
+		ibv_destroy_srq(srq);
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	CHECK("create_qp_ex XRC_SEND: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
+	if (qp)
+		ibv_destroy_qp(qp);
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	CHECK("create_qp_ex XRC_RECV: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
+	if (qp)
+		ibv_destroy_qp(qp);
+	errno = 0;
+	qp = ibv_open_qp(ctx, &oa);
+	CHECK("open_qp: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		CHECK("destroy_cq for XRC", !ibv_destroy_cq(cq));
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
@@ -351,6 +429,7 @@ int main(int argc, char **argv)
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	CHECK("reg_mr", mr && mr->lkey && mr->length == sizeof(buf));
 	cq_tests(ctx);
+	xrc_refused_tests(ctx, pd);
 
 	/* An AH to our own GID: always resolvable. */
 	aa.grh.sgid_index = atoi(argv[2]);

@@ -91,6 +91,7 @@ run_case truncated rx_drop_truncated "${rc0[@]}" "${rw[@]}"
 run_case bad-pad rx_drop_bad_pad "${rc0[@]}"
 run_case bad-icrc rx_drop_bad_icrc "${rc0[@]}" "${rw[@]}"
 run_case wrong-qp-type rx_drop_wrong_qp_type "${rc0[@]}"
+run_case xrc-to-rc rx_drop_wrong_qp_type "${rc0[@]}"
 run_case psn-ahead rx_drop_psn_invalid "${rc0[@]}" "${rw[@]}"
 run_case psn-old duplicate_requests "${rc0[@]}" "${rw[@]}"
 run_case unknown-qpn rx_drop_unknown_qp --qpn 0xabcdef --psn 0 "${rw[@]}"
@@ -115,7 +116,7 @@ run_case ack-unsent rx_drop_bad_addr --qpn "${RC_QPN[0]:-0}" --psn "${RC_SPSN[0]
 run_case ud-send rx_packets --ud-qpn "${UD_QPN:-0}" --qkey "${QKEY:-0}"
 run_case write rx_packets "${rc0[@]}" "${rw[@]}"
 is_a && sroce_put write-fill "${FILL[write]}"
-# Twenty sroce-inject runs, then b's checks: on the debug kernel with two
+# Twenty-one sroce-inject runs, then b's checks: on the debug kernel with two
 # vCPUs per guest each run takes up to 8 s, past a barrier's default
 # 120 s.  These barriers bound hangs only.
 sroce_barrier cases-sent 600
