@@ -521,8 +521,9 @@ struct sroce_qp_ops {
 	 * keys) of this entry point use.  Fails if there is no such SRQ
 	 * or it belongs to another XRC domain than the QP: the request is
 	 * then answered with an invalid request NAK.  Called for every new
-	 * request packet and before each READ response packet.  Receive
-	 * completions name their SRQ in cqe->srqn: route them by it.
+	 * request packet and before each READ response packet with data
+	 * (its memory is checked again).  Receive completions name their
+	 * SRQ in cqe->srqn: route them by it.
 	 */
 	int (*xrc_srq)(void *ctx, u32 srqn);
 };
