@@ -5,10 +5,12 @@
 # bottleneck (tbf) whose queue is RED with ECN marking, and 16 RC QPs
 # WRITE through it (ib_write_bw -q 16), with DCQCN off and then on.
 # With it on, the marks must come back as CNPs and cut the senders'
-# rates; every byte of a 16-QP integrity run must still arrive; and no
-# QP may fail.  The retransmits with CC off and on are logged as figures
-# (Documentation/congestion.rst): TCG guests are too uneven a clock for
-# a ratio to be asserted.
+# rates, perftest must complete, and every byte of a 16-QP integrity run
+# must still arrive.  With it off, RED drops instead of marking and
+# go-back-N may run out of retries (IBV_WC_RETRY_EXC_ERR): that outcome
+# is logged, not failed.  The retransmits with CC off and on are logged
+# as figures (Documentation/congestion.rst): TCG guests are too uneven a
+# clock for a ratio to be asserted.
 . "$SROCE_TOP/tests/vm/reliability/reliability.lib"
 . "$SROCE_TOP/tests/vm/datapath/perftest.lib"
 
@@ -34,9 +36,10 @@ retx() {
 	echo $(($(sroce_ctr retransmits) + $(sroce_ctr timeouts)))
 }
 
-# run TAG Y|N: 16-QP WRITE bandwidth through the bottleneck; sets
-# CC_RETX (b's retransmits and timeouts), CC_MARKS (a's CE-marked
-# packets), CC_CNP_TX (a), CC_CNP_RX and CC_CUTS (b).
+# run TAG Y|N PORT [may-fail]: 16-QP WRITE bandwidth through the
+# bottleneck; sets CC_PERF (ok or failed), CC_RETX (b's retransmits and
+# timeouts), CC_MARKS (a's CE-marked packets), CC_CNP_TX (a), CC_CNP_RX
+# and CC_CUTS (b).
 run() {
 	local tag=$1 on=$2 r0 m0 s0 c0 d0 v
 	echo "$on" >"$param" || fail "cannot set cc_enable"
@@ -44,7 +47,12 @@ run() {
 	c0=$(sroce_ctr cnp_received) d0=$(sroce_ctr rate_decreases)
 	bottleneck
 	sroce_barrier "$tag-wire"
-	perf ib_write_bw "$tag" "$3" 65536 40 -q 16
+	CC_PERF=ok
+	if [[ ${4:-} == may-fail ]]; then
+		(perf ib_write_bw "$tag" "$3" 65536 40 -q 16) || CC_PERF=failed
+	else
+		perf ib_write_bw "$tag" "$3" 65536 40 -q 16
+	fi
 	sroce_barrier "$tag-done"
 	wire_clean
 	v="$(($(retx) - r0)) $(($(sroce_ctr ecn_marked_packets) - m0))"
@@ -58,11 +66,11 @@ run() {
 		read -r CC_RETX _ _ CC_CNP_RX CC_CUTS <<<"$v"
 		read -r _ CC_MARKS CC_CNP_TX _ _ <<<"$(sroce_get "$tag-ctr-a")"
 	fi
-	log "$tag: 16 QPs through 50 Mb/s RED+ECN: retransmits+timeouts $CC_RETX, CE marks $CC_MARKS, CNPs sent $CC_CNP_TX received $CC_CNP_RX, rate cuts $CC_CUTS"
+	log "$tag: 16 QPs through 50 Mb/s RED+ECN: perftest $CC_PERF, retransmits+timeouts $CC_RETX, CE marks $CC_MARKS, CNPs sent $CC_CNP_TX received $CC_CNP_RX, rate cuts $CC_CUTS"
 }
 
-run cc-off N 18871
-off_retx=$CC_RETX
+run cc-off N 18871 may-fail
+off_retx=$CC_RETX off_perf=$CC_PERF
 ((CC_CNP_TX == 0 && CC_CNP_RX == 0 && CC_CUTS == 0 && CC_MARKS == 0)) ||
 	fail "CC off: CE marks or CNPs seen"
 
@@ -71,7 +79,7 @@ run cc-on Y 18872
 ((CC_CNP_TX > 0)) || fail "CC on: no CNP sent for $CC_MARKS CE marks"
 ((CC_CNP_RX > 0)) || fail "CC on: no CNP received"
 ((CC_CUTS > 0)) || fail "CC on: no rate cut"
-log "retransmits+timeouts through the bottleneck: CC off $off_retx, CC on $CC_RETX"
+log "retransmits+timeouts through the bottleneck: CC off $off_retx (perftest $off_perf), CC on $CC_RETX"
 
 # Every byte right with CC on, 16 QPs through the same bottleneck.
 bottleneck
