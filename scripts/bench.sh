@@ -16,7 +16,7 @@
 # change.  MTU is the NIC's MTU for the case (default 1500; perftest gets
 # the matching RoCE MTU); SMP the vCPUs per guest (default 1): each SMP
 # value is a boot of its own per driver; CC "on" or "off" sends through a
-# 50 Mb/s RED+ECN bottleneck with sroce's cc_enable set so.  SROCE_BENCH_PARAMS (NAME=VALUE,
+# 50 Mb/s fq_codel+ECN bottleneck with sroce's cc_enable set so.  SROCE_BENCH_PARAMS (NAME=VALUE,
 # space separated) sets writable sroce module parameters in the guests
 # first (zcopy=0: copy every payload); SROCE_BENCH_ARGS adds perftest
 # options to every case (-o 16: 16 READs outstanding).  Each round, on
@@ -73,8 +73,8 @@ write_bw_64k_mtu9k:ib_write_bw:65536:1:0:9000 send_bw_64k_mtu9k:ib_send_bw:65536
 read_bw_64k_mtu9k:ib_read_bw:65536:1:0:9000 write_lat_4k_mtu9k:ib_write_lat:4096:1:0:9000
 write_bw_64k_smp2:ib_write_bw:65536:1:0::2 send_bw_64k_smp2:ib_send_bw:65536:1:0::2
 write_bw_64k_q4_smp2:ib_write_bw:65536:4:0::2 send_bw_64k_q4_smp2:ib_send_bw:65536:4:0::2
-write_bw_64k_q16_red_ccoff:ib_write_bw:65536:16:0:::off
-write_bw_64k_q16_red_ccon:ib_write_bw:65536:16:0:::on"
+write_bw_64k_q16_ecn_ccoff:ib_write_bw:65536:16:0:::off
+write_bw_64k_q16_ecn_ccon:ib_write_bw:65536:16:0:::on"
 cases_quick="write_bw_64k:ib_write_bw:65536:1:0 send_lat_2:ib_send_lat:2:1:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1"
 if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES

@@ -12,8 +12,8 @@
 # (user, system, softirq, idle, in ms) during the case.
 # A case is NAME:TOOL:SIZE:QPS:LOSS[:MTU[:SMP[:CC]]], e.g.
 # write_bw_64k:ib_write_bw:65536:1:0 or write_bw_64k_mtu9k:...:0:9000.
-# CC "on" or "off": guest b's egress is a 50 Mb/s tbf whose queue is RED
-# with ECN marking, and sroce's cc_enable is set so for the case
+# CC "on" or "off": guest b's egress is a 50 Mb/s tbf whose queue is
+# fq_codel with ECN marking, and sroce's cc_enable is set so for the case
 # (Documentation/congestion.rst); the retransmits land in CASE.ctrs.
 # MTU (default 1500) is set on SROCE_IF in both guests for the case and
 # perftest gets the RoCE MTU that goes with it (-m); SMP is the vCPUs per
@@ -141,9 +141,8 @@ for c in ${SROCE_BENCH_CASES:?}; do
 		if is_b; then
 			tc qdisc add dev "$SROCE_IF" root handle 1: tbf rate 50mbit \
 				burst 16k latency 50ms
-			tc qdisc add dev "$SROCE_IF" parent 1:1 handle 10: red \
-				limit 400000 min 20000 max 60000 avpkt 1500 burst 20 \
-				probability 0.1 bandwidth 50mbit ecn
+			tc qdisc add dev "$SROCE_IF" parent 1:1 handle 10: \
+				fq_codel ecn
 		fi
 	fi
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr0"

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Congestion control between the guests: guest b's egress is a 50 Mb/s
-# bottleneck (tbf) whose queue is RED with ECN marking, and 16 RC QPs
+# bottleneck (tbf) whose queue is fq_codel with ECN marking, and 16 RC QPs
 # WRITE through it (ib_write_bw -q 16), with DCQCN off and then on.
 # With it on, the marks must come back as CNPs and cut the senders'
 # rates, perftest must complete, and every byte of a 16-QP integrity run
-# must still arrive.  With it off, RED drops instead of marking and
+# must still arrive.  With it off, fq_codel drops instead of marking and
 # go-back-N may run out of retries (IBV_WC_RETRY_EXC_ERR): that outcome
 # is logged, not failed.  The retransmits with CC off and on are logged
 # as figures (Documentation/congestion.rst): TCG guests are too uneven a
@@ -15,16 +15,15 @@
 . "$SROCE_TOP/tests/vm/datapath/perftest.lib"
 
 modprobe sch_tbf 2>/dev/null || true
-modprobe sch_red 2>/dev/null || true
+modprobe sch_fq_codel 2>/dev/null || true
 param=/sys/module/sroce/parameters/cc_enable
 
 bottleneck() {
 	is_b || return 0
 	tc qdisc replace dev "$SROCE_IF" root handle 1: tbf rate 50mbit \
 		burst 16k latency 50ms || fail "tc qdisc tbf"
-	tc qdisc add dev "$SROCE_IF" parent 1:1 handle 10: red limit 400000 \
-		min 20000 max 60000 avpkt 1500 burst 20 probability 0.1 \
-		bandwidth 50mbit ecn || fail "tc qdisc red ecn"
+	tc qdisc add dev "$SROCE_IF" parent 1:1 handle 10: fq_codel ecn ||
+		fail "tc qdisc fq_codel ecn"
 }
 
 wire_clean() {
@@ -66,7 +65,7 @@ run() {
 		read -r CC_RETX _ _ CC_CNP_RX CC_CUTS <<<"$v"
 		read -r _ CC_MARKS CC_CNP_TX _ _ <<<"$(sroce_get "$tag-ctr-a")"
 	fi
-	log "$tag: 16 QPs through 50 Mb/s RED+ECN: perftest $CC_PERF, retransmits+timeouts $CC_RETX, CE marks $CC_MARKS, CNPs sent $CC_CNP_TX received $CC_CNP_RX, rate cuts $CC_CUTS"
+	log "$tag: 16 QPs through 50 Mb/s fq_codel+ECN: perftest $CC_PERF, retransmits+timeouts $CC_RETX, CE marks $CC_MARKS, CNPs sent $CC_CNP_TX received $CC_CNP_RX, rate cuts $CC_CUTS"
 }
 
 run cc-off N 18871 may-fail
@@ -75,7 +74,7 @@ off_retx=$CC_RETX off_perf=$CC_PERF
 	fail "CC off: CE marks or CNPs seen"
 
 run cc-on Y 18872
-((CC_MARKS > 0)) || fail "CC on: the RED queue marked nothing"
+((CC_MARKS > 0)) || fail "CC on: the queue marked nothing"
 ((CC_CNP_TX > 0)) || fail "CC on: no CNP sent for $CC_MARKS CE marks"
 ((CC_CNP_RX > 0)) || fail "CC on: no CNP received"
 ((CC_CUTS > 0)) || fail "CC on: no rate cut"
