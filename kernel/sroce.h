@@ -510,6 +510,7 @@ struct sroce_kqp {
 	struct ib_qp		ibqp;
 	spinlock_t		lock;	/* serialises calls into @core */
 	struct sroce_qp		core;	/* NET reads core.stats unlocked */
+	struct sroce_cc_params	cc;	/* core.cc.p points here, or is NULL */
 	struct sroce_dev	*sdev;
 	struct sroce_ring	sq;
 	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
@@ -644,6 +645,16 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 void sroce_route_reset(struct sroce_route *route);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
+
+/*
+ * cc.c: DCQCN for a new RC/UC QP: fills @p from the module parameters
+ * and returns it, or NULL when congestion control is off.  The ECN field
+ * of a packet of @opcode sent with traffic class @tclass, and whether a
+ * received one was marked Congestion Experienced.
+ */
+const struct sroce_cc_params *sroce_cc_qp_params(struct sroce_cc_params *p);
+u8 sroce_cc_dsfield(u8 tclass, u8 opcode);
+bool sroce_cc_ce(const struct sk_buff *skb, bool v6);
 
 /* crc.c: sroce_crc32() (proto/os.h), accelerated if the CPU can. */
 int sroce_crc_module_init(void);

@@ -7,6 +7,9 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.6 congestion control: sroce_qp_init_attr.cc (NULL: off); the
+ *        caller sets sroce_pkt.ce from the IP header; CNPs are parsed
+ *        and taken by sroce_qp_rx(); stats count CNPs, CE marks, cuts.
  *   v1.5 RC ATOMIC WRITE and FLUSH: SROCE_WR_ATOMIC_WRITE (value in
  *        wr->atomic_wr), SROCE_WR_FLUSH (wr->flush), their WC opcodes,
  *        SROCE_ACCESS_FLUSH_*; ops->atomic takes SROCE_OP_ATOMIC_WRITE;
@@ -58,6 +61,7 @@
 #include "os.h"
 #include "wire.h"
 #include "drop.h"
+#include "cc.h"
 
 /* Limits of the fixed-size parts of the shared structs. */
 #define SROCE_MAX_SGE		32
@@ -578,6 +582,10 @@ struct sroce_qp_stats {
 	u64 tx_stalls;		/* ACK timeouts not counted: own TX refused */
 	u64 acks_deferred;	/* ACK/NAKs refused by emit, sent later */
 	u64 flushes_deferred;	/* flushes that left WQEs for a later kick */
+	u64 cnp_sent;		/* CNPs sent for CE-marked packets received */
+	u64 cnp_rcvd;		/* CNPs taken by the reaction point */
+	u64 ecn_marked;		/* CE-marked packets received */
+	u64 rate_decreases;	/* reaction point cuts */
 };
 
 struct sroce_qp {
@@ -665,6 +673,14 @@ struct sroce_qp {
 		u32 res_used;
 	} resp;
 
+	/* Congestion control; p is NULL when it is off. */
+	struct {
+		const struct sroce_cc_params *p;
+		struct sroce_cc_rp rp;
+		u64 last_cnp;	/* notification point: when the last CNP left */
+		bool paced;	/* the requester waits for rp.next_tx */
+	} cc;
+
 	struct sroce_tx_pkt txp;	/* scratch, keeps it off the stack */
 };
 
@@ -685,6 +701,11 @@ struct sroce_qp_init_attr {
 	bool sq_sig_all;
 	bool srq;			/* receives come from an SRQ */
 	u8 ud_mtu;			/* UD: port MTU as ib_mtu; 0 = 4096 */
+	/*
+	 * RC/UC congestion control (cc.h), read on every packet, so it
+	 * outlives the QP; NULL: no CNPs sent or taken, no pacing.
+	 */
+	const struct sroce_cc_params *cc;
 	const struct sroce_qp_ops *ops;
 	void *ctx;
 };

@@ -431,6 +431,7 @@ struct sroce_ep_qp *sroce_ep_qp_create(struct sroce_ep *ep,
 	ia.sq_sig_all = sq_sig_all;
 	ia.srq = use_srq;
 	ia.ud_mtu = ep->ud_mtu;
+	ia.cc = ep->cc;
 	ia.ops = &sroce_ep_ops;
 	ia.ctx = q;
 	if (sroce_qp_init(&q->qp, &ia))

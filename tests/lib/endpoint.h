@@ -91,6 +91,7 @@ struct sroce_ep {
 	sroce_ep_emit_fn emit;
 	void *emit_arg;
 	u8 ud_mtu;			/* port MTU (ib_mtu) for UD QPs; 0: 4096 */
+	const struct sroce_cc_params *cc; /* new QPs' congestion control */
 	u64 violations;			/* core broke a contract; must stay 0 */
 	char why[160];			/* the first violation */
 };

@@ -3,7 +3,8 @@
  * sim: command line of the lossy-network simulator.
  *
  *   sim [options]                 one run (see --help)
- *   sim --suite check [--seed B]  the check-sim matrix
+ *   sim --suite check [--seed B]  the check-sim matrix (cc included)
+ *   sim --suite cc [--seed B]     the congestion control table
  *   sim --soak SECONDS [--seed B] random matrices with fresh seeds
  *
  * Any failure prints the exact command that reproduces it.
@@ -244,9 +245,12 @@ static int suite_check(struct sim_opts *base, u32 seeds)
 {
 	const char *const *sc;
 	struct sim_opts o;
-	u32 i, k;
+	u32 i, k, f = 0;
 	u64 seed = base->seed;
 
+	/* Congestion control: the whole table, or one row when scaled down. */
+	tot.runs += sim_cc_suite(scale >= 1.0, base->seed, &f);
+	tot.failed += f;
 	for (k = 0; k < seeds; k++) {
 		for (i = 0; i < ARRAY_SIZE(check_mix); i++) {
 			o = *base;
@@ -332,6 +336,7 @@ static void usage(void)
 	       "  --scenario NAME     random (default) or an error-path scenario\n"
 	       "  --suite check       the check-sim matrix (--seeds K per mix,\n"
 	       "                      --scale F messages, --qps N caps the QPs)\n"
+	       "  --suite cc          congestion control: incast and burst\n"
 	       "  --soak SECONDS      matrices with fresh seeds until time is up\n"
 	       "  --qps N --msgs N --max-size BYTES --depth N\n"
 	       "  --mtu 256|512|1024|2048|4096 (default: from the seed)\n"
@@ -494,11 +499,17 @@ int main(int argc, char **argv)
 	}
 	t0 = now_s();
 	if (suite) {
-		if (strcmp(suite, "check")) {
+		if (!strcmp(suite, "cc")) {
+			u32 f = 0;
+
+			tot.runs += sim_cc_suite(true, o.seed, &f);
+			tot.failed += f;
+		} else if (strcmp(suite, "check")) {
 			usage();
 			return 2;
+		} else {
+			suite_check(&o, seeds);
 		}
-		suite_check(&o, seeds);
 	} else if (soak_s > 0) {
 		soak(&o, soak_s);
 	} else {

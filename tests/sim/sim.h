@@ -32,6 +32,9 @@ struct sim_opts {
 	u64 emit_busy_ns;	/* for up to this long (0: 5.5 us) */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
+	/* Per-sender NIC rate: emit refuses while the last frame serialises. */
+	u64 nic_gbps;
+	bool cc;		/* DCQCN on: ECT frames, CNPs, rate limiting */
 	bool verbose;
 	u32 trace;		/* 1 + index of a QP pair to trace */
 };
@@ -85,6 +88,7 @@ struct sim {
 		       const struct sroce_cqe *c);
 	void *wl;			/* workload state */
 	struct sim_mcast *mc;		/* mcast.c's group, or NULL */
+	struct sroce_cc_params cc;	/* when o.cc */
 };
 
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -118,5 +122,12 @@ bool sim_mcast_ah(const struct sim *s, u8 side, u32 ah);
 void sim_mcast_rx(struct sim *s, u8 side, const struct sroce_pkt *pkt,
 		  const struct sroce_ep_rx *rx, bool looped);
 extern const char *const sim_scenarios[];
+
+/*
+ * Congestion control (cc.c): incast and a long flow meeting a burst
+ * through a switch queue, CC on and off; prints the table, fails a run
+ * that misses the targets.  Returns runs done and counts failures.
+ */
+u32 sim_cc_suite(bool full, u64 seed, u32 *failed);
 
 #endif /* SROCE_SIM_H */
