@@ -384,6 +384,14 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 	return i;
 }
 
+/* ODP: the glue finds a page not present and faults it in for later. */
+static bool sim_absent(void *arg)
+{
+	struct sim *s = arg;
+
+	return sroce_rng_ppm(&s->arng, s->o.absent_ppm);
+}
+
 int sim_setup(struct sim *s, const struct sim_opts *o)
 {
 	int mtu, ipv6;
@@ -394,6 +402,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	s->o = *o;
 	sroce_rng_derive(&s->rng, o->seed, 1, 0);
 	sroce_rng_derive(&s->erng, o->seed, 3, 0);
+	sroce_rng_derive(&s->arng, o->seed, 4, 0);
 	/* Always draw, so that fixing them on the command line replays. */
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);
@@ -409,6 +418,10 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	for (side = 0; side < 2; side++) {
 		sroce_ep_init(&s->ep[side], sim_emit, s);
 		s->ep[side].ud_mtu = (u8)s->o.mtu;
+		if (s->o.absent_ppm) {
+			s->ep[side].absent = sim_absent;
+			s->ep[side].absent_arg = s;
+		}
 		sroce_ep_add_ah(&s->ep[side], !side, s->o.ipv6 > 0);
 		s->link[side].cfg = o->link;
 		s->link[side].to_side = !side;
