@@ -139,16 +139,28 @@ static void sroce_mr_free(struct sroce_mr *mr)
  */
 static struct workqueue_struct *sroce_mr_wq;
 
+/* odp.c's fault work; 7.x warns about work on system_unbound_wq. */
+struct workqueue_struct *sroce_odp_wq;
+
 int sroce_mr_module_init(void)
 {
 	sroce_mr_wq = alloc_workqueue("sroce_mr_free", WQ_UNBOUND, 0);
-	return sroce_mr_wq ? 0 : -ENOMEM;
+	if (!sroce_mr_wq)
+		return -ENOMEM;
+	sroce_odp_wq = alloc_workqueue("sroce_odp", WQ_UNBOUND, 0);
+	if (!sroce_odp_wq) {
+		destroy_workqueue(sroce_mr_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void sroce_mr_module_exit(void)
 {
 	sroce_mr_flush_frees();
 	destroy_workqueue(sroce_mr_wq);
+	/* Every ODP MR is freed: no fault work is left. */
+	destroy_workqueue(sroce_odp_wq);
 }
 
 /* Device dealloc: every MR deregistered so far is freed on return. */

@@ -7,7 +7,7 @@
  *
  * - The data path finds a page absent: it asks the fault work for the
  *   range and answers -EAGAIN (the core sends the packet again later).
- * - The fault work (process context) faults the range in with
+ * - The fault work (process context, sroce_odp_wq) faults the range in with
  *   ib_umem_odp_map_dma_and_lock() and, under umem_mutex, fills @pages.
  * - The notifier (munmap, MADV_DONTNEED, fork's write protection,
  *   migration) takes umem_mutex, then the spinlock, and clears @pages
@@ -189,7 +189,7 @@ static void sroce_odp_request(struct sroce_odp *odp, unsigned long lo,
 	if (ahead)
 		sroce_odp_add(odp, hi, min(end, hi + SROCE_ODP_AHEAD), true);
 	sroce_odp_add(odp, lo, hi, false);
-	queue_work(system_unbound_wq, &odp->work);
+	queue_work(sroce_odp_wq, &odp->work);
 }
 
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,

@@ -408,6 +408,7 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
  * work item, a page that could not be faulted in gives -EFAULT once.
  */
 struct uverbs_attr_bundle;
+extern struct workqueue_struct *sroce_odp_wq;	/* mr.c */
 int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 		  u64 start, u64 length, int access);
 void sroce_odp_put(struct sroce_odp *odp);
