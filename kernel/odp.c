@@ -248,8 +248,10 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	odp->sdev = to_sdev(ibdev);
 	odp->start = ib_umem_start(umem);
 	odp->npages = ib_umem_odp_num_pages(umem);
-	odp->pages = kvcalloc(odp->npages, sizeof(*odp->pages),
-			      GFP_KERNEL_ACCOUNT);
+	/* kvmalloc warns above INT_MAX bytes (an MR of 1 TiB needs 2 GiB). */
+	if (odp->npages <= INT_MAX / sizeof(*odp->pages))
+		odp->pages = kvcalloc(odp->npages, sizeof(*odp->pages),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!odp->pages) {
 		ib_umem_odp_release(umem);
 		kfree(odp);
