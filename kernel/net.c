@@ -483,6 +483,9 @@ static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len,
  */
 static int sroce_fill_failed(struct sroce_dev *sdev, int err)
 {
+	/* ODP: a page is being faulted in; the QP's retry sends it again. */
+	if (err == -EAGAIN)
+		return -EBUSY;
 	if (err == -ENOMEM) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
 		return -ENOBUFS;

@@ -55,6 +55,9 @@ enum sroce_ctr {
 	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
 	SROCE_CTR_TX_ROOM_WAITS, /* a QP stopped for TX room (tx_room.c) */
 	SROCE_CTR_TX_ZCOPY,	/* sent with the payload as page fragments */
+	SROCE_CTR_ODP_PAGE_FAULTS,	/* ODP ranges faulted in (odp.c) */
+	SROCE_CTR_ODP_INVALIDATIONS,	/* MMU notifier calls on ODP MRs */
+	SROCE_CTR_ODP_PREFETCHES,	/* ibv_advise_mr() SGEs */
 	SROCE_CTR_MAX
 };
 
@@ -201,6 +204,8 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
  * sroce_mem_ref, so a check and the copy after it see the same mapping;
  * a replaced map is freed, and its pages unpinned, after a grace period.
  */
+struct sroce_odp;
+
 struct sroce_mr_map {
 	struct ib_pd		*pd;
 	struct sroce_mr_st	st;
@@ -208,6 +213,7 @@ struct sroce_mr_map {
 	u64			iova;
 	u64			length;
 	struct ib_umem		*umem;
+	struct sroce_odp	*odp;	/* IB_ACCESS_ON_DEMAND: odp.c */
 	struct page		**pages;	/* umem pages, in iova order */
 	u32			npages;
 	u32			page_offset;	/* iova offset in pages[0] */
@@ -396,6 +402,24 @@ int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
 /* 8-byte atomic (ref 8-aligned), atomic against other CPUs and QPs. */
 int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		     u64 swap_add, u64 *orig);
+/*
+ * odp.c: on-demand paging of a user MR.  The data path helpers work in
+ * any context; a page not present gives -EAGAIN and is faulted in by a
+ * work item, a page that could not be faulted in gives -EFAULT once.
+ */
+struct uverbs_attr_bundle;
+extern struct workqueue_struct *sroce_odp_wq;	/* mr.c */
+int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
+		  u64 start, u64 length, int access);
+void sroce_odp_put(struct sroce_odp *odp);
+int sroce_odp_check(const struct sroce_mr_map *map, u64 va, u32 len);
+int sroce_odp_for_each(const struct sroce_mr_map *map, u64 va, u32 len,
+		       int (*fn)(void *priv, void *kaddr, u32 len),
+		       void *priv);
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+
 /*
  * Fast registration, called from the QP's core call (QP lock held):
  * IB_WR_REG_MR of @key with @access, and invalidation of @key (LOCAL_INV,

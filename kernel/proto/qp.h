@@ -7,6 +7,10 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.7 ops->copy_in, ->store and ->atomic may return -SROCE_EAGAIN:
+ *        the memory is not present now (on-demand paging); the core
+ *        drops the packet and has it sent again (RNR NAK, or a READ or
+ *        atomic response left to the requester's retry).
  *   v1.6 congestion control: sroce_qp_init_attr.cc (NULL: off); the
  *        caller sets sroce_pkt.ce from the IP header; CNPs are parsed
  *        and taken by sroce_qp_rx(); stats count CNPs, CE marks, cuts.
@@ -475,6 +479,10 @@ struct sroce_qp_ops {
 	 */
 	int (*copy_in)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		       const void *payload, u32 payload_off, u32 len);
+	/*
+	 * copy_in, store and atomic: -SROCE_EAGAIN means the memory is not
+	 * present yet (the caller is making it present); nothing is lost.
+	 */
 	/* Store @len bytes of core data (an atomic's original value). */
 	int (*store)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		     const void *src, u32 len);

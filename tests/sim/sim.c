@@ -401,6 +401,14 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 	return i;
 }
 
+/* ODP: the glue finds a page not present and faults it in for later. */
+static bool sim_absent(void *arg)
+{
+	struct sim *s = arg;
+
+	return sroce_rng_ppm(&s->arng, s->o.absent_ppm);
+}
+
 int sim_setup(struct sim *s, const struct sim_opts *o)
 {
 	int mtu, ipv6;
@@ -411,6 +419,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	s->o = *o;
 	sroce_rng_derive(&s->rng, o->seed, 1, 0);
 	sroce_rng_derive(&s->erng, o->seed, 3, 0);
+	sroce_rng_derive(&s->arng, o->seed, 4, 0);
 	/* Always draw, so that fixing them on the command line replays. */
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);
@@ -431,6 +440,10 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 		s->ep[side].ud_mtu = (u8)s->o.mtu;
 		if (o->cc)
 			s->ep[side].cc = &s->cc;
+		if (s->o.absent_ppm) {
+			s->ep[side].absent = sim_absent;
+			s->ep[side].absent_arg = s;
+		}
 		sroce_ep_add_ah(&s->ep[side], !side, s->o.ipv6 > 0);
 		s->link[side].cfg = o->link;
 		s->link[side].to_side = !side;

@@ -30,6 +30,7 @@ struct sim_opts {
 	u32 rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic; 0: seed */
 	u32 emit_busy_ppm;	/* emit() refuses: the TX queue is full */
 	u64 emit_busy_ns;	/* for up to this long (0: 5.5 us) */
+	u32 absent_ppm;		/* a copy finds memory not present (ODP) */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
 	/* Per-sender NIC rate: emit refuses while the last frame serialises. */
@@ -71,6 +72,7 @@ struct sim {
 	struct sim_opts o;
 	struct sroce_rng rng;
 	struct sroce_rng erng;		/* emit refusals */
+	struct sroce_rng arng;		/* memory not present */
 	struct sim_evq evq;
 	struct sim_link link[2];	/* link[s]: frames sent by side s */
 	struct sroce_ep ep[2];
