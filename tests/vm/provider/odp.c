@@ -39,6 +39,7 @@
 #include <infiniband/verbs.h>
 
 #include "../verbs/vm-verbs.h"
+#include "vm-check.h"
 
 #define PG	4096
 #define NPG	64
@@ -46,18 +47,7 @@
 		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |	\
 		 IBV_ACCESS_ON_DEMAND)
 
-static int passed, failed;
 static const char *dev;
-
-#define CHECK(what, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", what);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d)\n", what, __LINE__);		\
-	}								\
-} while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
