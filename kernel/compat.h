@@ -238,6 +238,29 @@ static inline void sroce_set_block_mcast_loopback(struct ib_device_attr *attr)
 #endif
 }
 
+/* 6.0 moved IB_DEVICE_ON_DEMAND_PAGING there too. */
+static inline void sroce_set_odp(struct ib_device_attr *attr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+#else
+	attr->device_cap_flags |= IB_DEVICE_ON_DEMAND_PAGING;
+#endif
+}
+
+/*
+ * 6.15 moved an ODP umem's hmm pfns into an hmm_dma_map and asks for
+ * write access with HMM_PFN_WRITE, not ODP_{READ,WRITE}_ALLOWED_BIT.
+ */
+#ifdef SROCE_HAVE_UMEM_ODP_HMM_DMA
+#define sroce_odp_pfns(umem)		((umem)->map.pfn_list)
+#define SROCE_ODP_ACCESS(writable)	((writable) ? HMM_PFN_WRITE : 0)
+#else
+#define sroce_odp_pfns(umem)		((umem)->pfn_list)
+#define SROCE_ODP_ACCESS(writable)	(ODP_READ_ALLOWED_BIT |		\
+					 ((writable) ? ODP_WRITE_ALLOWED_BIT : 0))
+#endif
+
 /*
  * 7.x no longer exports the lookup by name; ib_register_device() still
  * refuses a name in use, with -ENFILE.

@@ -28,6 +28,10 @@ enum {
 	SROCE_STAT_QP_TX_STALLS,
 	SROCE_STAT_QP_ACKS_DEFERRED,
 	SROCE_STAT_QP_FLUSHES_DEFERRED,
+	SROCE_STAT_QP_CNP_SENT,
+	SROCE_STAT_QP_CNP_RECEIVED,
+	SROCE_STAT_QP_ECN_MARKED,
+	SROCE_STAT_QP_RATE_DECREASES,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -46,6 +50,9 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_CQ_OVERFLOWS] = "cq_overflows",
 	[SROCE_CTR_TX_ROOM_WAITS] = "tx_room_waits",
 	[SROCE_CTR_TX_ZCOPY]	= "tx_zcopy_packets",
+	[SROCE_CTR_ODP_PAGE_FAULTS] = "odp_page_faults",
+	[SROCE_CTR_ODP_INVALIDATIONS] = "odp_invalidations",
+	[SROCE_CTR_ODP_PREFETCHES] = "odp_prefetches",
 };
 
 static const char * const sroce_kqp_stat_names[] = {
@@ -64,6 +71,10 @@ static const char * const sroce_kqp_stat_names[] = {
 	"tx_stalls",
 	"acks_deferred",
 	"flushes_deferred",
+	"cnp_sent",
+	"cnp_received",
+	"ecn_marked_packets",
+	"rate_decreases",
 };
 
 static_assert(ARRAY_SIZE(sroce_kqp_stat_names) ==
@@ -114,6 +125,10 @@ static void sroce_kqp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[12] += READ_ONCE(s->tx_stalls);
 	v[13] += READ_ONCE(s->acks_deferred);
 	v[14] += READ_ONCE(s->flushes_deferred);
+	v[15] += READ_ONCE(s->cnp_sent);
+	v[16] += READ_ONCE(s->cnp_rcvd);
+	v[17] += READ_ONCE(s->ecn_marked);
+	v[18] += READ_ONCE(s->rate_decreases);
 }
 
 /*
@@ -144,6 +159,10 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->tx_stalls += s->tx_stalls;
 	r->acks_deferred += s->acks_deferred;
 	r->flushes_deferred += s->flushes_deferred;
+	r->cnp_sent += s->cnp_sent;
+	r->cnp_rcvd += s->cnp_rcvd;
+	r->ecn_marked += s->ecn_marked;
+	r->rate_decreases += s->rate_decreases;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 

@@ -12,7 +12,8 @@
  * proto/mr_state.c refuse the old one.
  *
  * The device uses virtual DMA (no dma_device): a DMA MR's addresses are
- * kernel virtual addresses, and a user MR is the array of its pinned pages.
+ * kernel virtual addresses, and a user MR is the array of its pinned pages
+ * (or, with IB_ACCESS_ON_DEMAND, odp.c's table of the pages present).
  * A user MR keeps its key, rights, PD and pages in a struct sroce_mr_map
  * that ibv_rereg_mr() replaces whole (sroce_rereg_user_mr).
  * Everything here except registration runs in any context, softirq
@@ -63,15 +64,16 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
-static int sroce_mr_check_access(struct ib_device *ibdev, int access)
+static int sroce_mr_check_access(struct ib_device *ibdev, int access,
+				 bool user)
 {
 	/* Also refuses remote write/atomic without local write (verbs). */
 	int err = ib_check_mr_access(ibdev, access);
 
 	if (err)
 		return err;
-	/* No on-demand paging: pages are pinned at registration. */
-	if (access & IB_ACCESS_ON_DEMAND)
+	/* On-demand paging is for user memory: kernel memory is present. */
+	if ((access & IB_ACCESS_ON_DEMAND) && !user)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -109,7 +111,9 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 static void sroce_mr_map_free(struct sroce_mr_map *map)
 {
 	if (map->owner) {
-		if (map->umem)
+		if (map->odp)
+			sroce_odp_put(map->odp);	/* and its umem */
+		else if (map->umem)
 			ib_umem_release(map->umem);
 		kvfree(map->pages);
 	}
@@ -135,16 +139,28 @@ static void sroce_mr_free(struct sroce_mr *mr)
  */
 static struct workqueue_struct *sroce_mr_wq;
 
+/* odp.c's fault work; 7.x warns about work on system_unbound_wq. */
+struct workqueue_struct *sroce_odp_wq;
+
 int sroce_mr_module_init(void)
 {
 	sroce_mr_wq = alloc_workqueue("sroce_mr_free", WQ_UNBOUND, 0);
-	return sroce_mr_wq ? 0 : -ENOMEM;
+	if (!sroce_mr_wq)
+		return -ENOMEM;
+	sroce_odp_wq = alloc_workqueue("sroce_odp", WQ_UNBOUND, 0);
+	if (!sroce_odp_wq) {
+		destroy_workqueue(sroce_mr_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void sroce_mr_module_exit(void)
 {
 	sroce_mr_flush_frees();
 	destroy_workqueue(sroce_mr_wq);
+	/* Every ODP MR is freed: no fault work is left. */
+	destroy_workqueue(sroce_odp_wq);
 }
 
 /* Device dealloc: every MR deregistered so far is freed on return. */
@@ -213,7 +229,18 @@ static int sroce_mr_map_pin(struct ib_device *ibdev, struct sroce_mr_map *map,
 			    u64 start, u64 length, u64 iova, int access)
 {
 	struct ib_umem *umem;
+	int err;
 
+	if (access & IB_ACCESS_ON_DEMAND) {
+		/* Nothing pinned: odp.c faults pages in as they are used. */
+		err = sroce_odp_get(ibdev, map, start, length, access);
+		if (err)
+			return err;
+		map->owner = true;
+		map->iova = iova;
+		map->length = length;
+		return 0;
+	}
 	umem = ib_umem_get_va(ibdev, start, length, access);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
@@ -234,9 +261,12 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_mr_check_access(pd->device, access);
+	err = sroce_mr_check_access(pd->device, access, true);
 	if (err)
 		return ERR_PTR(err);
+	/* Implicit ODP (the whole address space) is not offered. */
+	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);
 	err = sroce_mr_check_range(length, iova);
 	if (err)
 		return ERR_PTR(err);
@@ -287,7 +317,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_mr_check_access(pd->device, access);
+	err = sroce_mr_check_access(pd->device, access, false);
 	if (err)
 		return ERR_PTR(err);
 	err = sroce_obj_add(sdev, SROCE_OBJ_MR, false);
@@ -493,9 +523,12 @@ static int sroce_mr_rereg(struct ib_mr *ibmr, int flags, u64 start,
 	old = rcu_dereference_protected(mr->map, 1);	/* uobject locked */
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
-	err = sroce_mr_check_access(ibmr->device, access);
+	err = sroce_mr_check_access(ibmr->device, access, true);
 	if (err)
 		return err;
+	/* An ODP MR is registered anew, not rereg'd (Documentation/odp.rst). */
+	if (old->odp || (access & IB_ACCESS_ON_DEMAND))
+		return -EOPNOTSUPP;
 	if (flags & IB_MR_REREG_TRANS) {
 		err = sroce_mr_check_range(length, iova);
 		if (err)
@@ -672,6 +705,9 @@ int sroce_mem_access(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		off = va - v.iova;
 		if (off > v.length || len > v.length - off)
 			return -EFAULT;
+		/* A page whose fault failed: the access that needs it fails. */
+		if (v.map && v.map->odp && sroce_odp_check(v.map, va, len))
+			return -EFAULT;
 	}
 
 	out->mr = mr;
@@ -766,6 +802,8 @@ int sroce_mem_for_each(const struct sroce_mem_ref *ref, u32 off, u32 len,
 	if (mr->st.fast)
 		return sroce_mr_fast_for_each(mr, ref->priv + (u64)off, len, fn,
 					      priv);
+	if (map->odp)
+		return sroce_odp_for_each(map, ref->va + off, len, fn, priv);
 
 	pos = map->page_offset + (ref->va - map->iova) + off;
 	idx = pos >> PAGE_SHIFT;
@@ -851,6 +889,34 @@ int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
 	return sroce_mem_for_each(ref, off, len, sroce_copy_from_chunk, &p);
 }
 
+static void sroce_atomic_word(atomic64_t *word, u8 op, u64 cmp, u64 swap_add,
+			      u64 *orig)
+{
+	if (op == SROCE_OP_CMP_SWAP) {
+		*orig = atomic64_cmpxchg(word, cmp, swap_add);
+	} else if (op == SROCE_OP_FETCH_ADD) {
+		*orig = atomic64_fetch_add(swap_add, word);
+	} else {
+		/* ATOMIC WRITE: seen only after every earlier placement. */
+		atomic64_set_release(word, swap_add);
+		*orig = 0;
+	}
+}
+
+struct sroce_atomic_args {
+	u8 op;
+	u64 cmp, swap_add, *orig;
+};
+
+/* An ODP page's word, under odp.c's lock. */
+static int sroce_atomic_chunk(void *priv, void *kaddr, u32 len)
+{
+	struct sroce_atomic_args *a = priv;
+
+	sroce_atomic_word(kaddr, a->op, a->cmp, a->swap_add, a->orig);
+	return 0;
+}
+
 /*
  * The atomic works on the memory word itself, so it is atomic against
  * every CPU, QP and local access, with no lock of ours.  An 8-aligned
@@ -881,6 +947,14 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 			return -EFAULT;
 		word = kaddr;
 		kaddr = NULL;
+	} else if (map->odp) {
+		/* The page stays present while the callback runs. */
+		struct sroce_atomic_args a = {
+			.op = op, .cmp = cmp, .swap_add = swap_add, .orig = orig,
+		};
+
+		return sroce_odp_for_each(map, ref->va, sizeof(u64),
+					  sroce_atomic_chunk, &a);
 	} else {
 		pos = map->page_offset + (ref->va - map->iova);
 		if (WARN_ON_ONCE((pos >> PAGE_SHIFT) >= map->npages))
@@ -889,16 +963,7 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		word = kaddr + offset_in_page(pos);
 	}
 
-	if (op == SROCE_OP_CMP_SWAP) {
-		*orig = atomic64_cmpxchg(word, cmp, swap_add);
-	} else if (op == SROCE_OP_FETCH_ADD) {
-		*orig = atomic64_fetch_add(swap_add, word);
-	} else {
-		/* ATOMIC WRITE: seen only after every earlier placement. */
-		atomic64_set_release(word, swap_add);
-		*orig = 0;
-	}
-
+	sroce_atomic_word(word, op, cmp, swap_add, orig);
 	if (kaddr)
 		kunmap_local(kaddr);
 	return 0;
@@ -907,6 +972,7 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 const struct ib_device_ops sroce_mr_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,
+	.advise_mr = sroce_advise_mr,
 	.dereg_mr = sroce_dereg_mr,
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,

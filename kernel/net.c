@@ -131,6 +131,7 @@ static enum sroce_drop sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	why = sroce_parse(skb->data + SROCE_UDP_HLEN, roce_len, &pkt);
 	if (why)
 		return why;
+	pkt.ce = sroce_cc_ce(skb, v6);
 	if (v6) {
 		memcpy(pkt.sgid, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
 		memcpy(pkt.dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
@@ -482,6 +483,9 @@ static int sroce_xmit_done(struct sroce_dev *sdev, int err, u32 roce_len,
  */
 static int sroce_fill_failed(struct sroce_dev *sdev, int err)
 {
+	/* ODP: a page is being faulted in; the QP's retry sends it again. */
+	if (err == -EAGAIN)
+		return -EBUSY;
 	if (err == -ENOMEM) {
 		sroce_count(sdev, SROCE_CTR_TX_NO_MEM, 1);
 		return -ENOBUFS;
@@ -581,7 +585,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = SROCE_IPV4_HLEN / 4;
-	iph->tos = av->tclass;
+	iph->tos = sroce_cc_dsfield(av->tclass, pkt->opcode);
 	iph->tot_len = htons(SROCE_IPV4_HLEN + SROCE_UDP_HLEN + roce_len);
 	/* DF set: an atomic datagram (RFC 6864) needs no ID. */
 	iph->id = 0;
@@ -670,7 +674,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 
 	ip6h = skb_push(skb, SROCE_IPV6_HLEN);
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->tclass, label);
+	ip6_flow_hdr(ip6h, sroce_cc_dsfield(av->tclass, pkt->opcode), label);
 	ip6h->payload_len = htons(SROCE_UDP_HLEN + roce_len);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit :

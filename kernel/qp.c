@@ -229,6 +229,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ia.sq_sig_all = kqp->sq_sig_all;
 	ia.srq = !!kqp->srq;
 	ia.ud_mtu = sroce_kqp_port_mtu(sdev);
+	ia.cc = sroce_cc_qp_params(&kqp->cc);
 	ia.ops = &sroce_kqp_core_ops;
 	ia.ctx = kqp;
 	err = sroce_qp_init(&kqp->core, &ia);

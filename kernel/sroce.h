@@ -55,6 +55,9 @@ enum sroce_ctr {
 	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
 	SROCE_CTR_TX_ROOM_WAITS, /* a QP stopped for TX room (tx_room.c) */
 	SROCE_CTR_TX_ZCOPY,	/* sent with the payload as page fragments */
+	SROCE_CTR_ODP_PAGE_FAULTS,	/* ODP ranges faulted in (odp.c) */
+	SROCE_CTR_ODP_INVALIDATIONS,	/* MMU notifier calls on ODP MRs */
+	SROCE_CTR_ODP_PREFETCHES,	/* ibv_advise_mr() SGEs */
 	SROCE_CTR_MAX
 };
 
@@ -201,6 +204,8 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
  * sroce_mem_ref, so a check and the copy after it see the same mapping;
  * a replaced map is freed, and its pages unpinned, after a grace period.
  */
+struct sroce_odp;
+
 struct sroce_mr_map {
 	struct ib_pd		*pd;
 	struct sroce_mr_st	st;
@@ -208,6 +213,7 @@ struct sroce_mr_map {
 	u64			iova;
 	u64			length;
 	struct ib_umem		*umem;
+	struct sroce_odp	*odp;	/* IB_ACCESS_ON_DEMAND: odp.c */
 	struct page		**pages;	/* umem pages, in iova order */
 	u32			npages;
 	u32			page_offset;	/* iova offset in pages[0] */
@@ -397,6 +403,24 @@ int sroce_mem_copy_from(const struct sroce_mem_ref *ref, u32 off,
 int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
 		     u64 swap_add, u64 *orig);
 /*
+ * odp.c: on-demand paging of a user MR.  The data path helpers work in
+ * any context; a page not present gives -EAGAIN and is faulted in by a
+ * work item, a page that could not be faulted in gives -EFAULT once.
+ */
+struct uverbs_attr_bundle;
+extern struct workqueue_struct *sroce_odp_wq;	/* mr.c */
+int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
+		  u64 start, u64 length, int access);
+void sroce_odp_put(struct sroce_odp *odp);
+int sroce_odp_check(const struct sroce_mr_map *map, u64 va, u32 len);
+int sroce_odp_for_each(const struct sroce_mr_map *map, u64 va, u32 len,
+		       int (*fn)(void *priv, void *kaddr, u32 len),
+		       void *priv);
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+
+/*
  * Fast registration, called from the QP's core call (QP lock held):
  * IB_WR_REG_MR of @key with @access, and invalidation of @key (LOCAL_INV,
  * or the IETH of a received SEND_WITH_INV).  The MR must belong to @pd.
@@ -510,6 +534,7 @@ struct sroce_kqp {
 	struct ib_qp		ibqp;
 	spinlock_t		lock;	/* serialises calls into @core */
 	struct sroce_qp		core;	/* NET reads core.stats unlocked */
+	struct sroce_cc_params	cc;	/* core.cc.p points here, or is NULL */
 	struct sroce_dev	*sdev;
 	struct sroce_ring	sq;
 	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
@@ -644,6 +669,16 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 void sroce_route_reset(struct sroce_route *route);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
+
+/*
+ * cc.c: DCQCN for a new RC/UC QP: fills @p from the module parameters
+ * and returns it, or NULL when congestion control is off.  The ECN field
+ * of a packet of @opcode sent with traffic class @tclass, and whether a
+ * received one was marked Congestion Experienced.
+ */
+const struct sroce_cc_params *sroce_cc_qp_params(struct sroce_cc_params *p);
+u8 sroce_cc_dsfield(u8 tclass, u8 opcode);
+bool sroce_cc_ce(const struct sk_buff *skb, bool v6);
 
 /* crc.c: sroce_crc32() (proto/os.h), accelerated if the CPU can. */
 int sroce_crc_module_init(void);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * sroce libibverbs provider: memory regions.  The kernel pins and maps
- * the pages; user space only needs the keys, so there is no private data
- * either way.
+ * the pages, or with IBV_ACCESS_ON_DEMAND faults them in as the data
+ * path uses them; user space only needs the keys, so there is no private
+ * data either way.
  */
 #include <config.h>
 
@@ -64,4 +65,11 @@ int sroce_dereg_mr(struct verbs_mr *vmr)
 
 	free(vmr);
 	return 0;
+}
+
+/* ibv_advise_mr(): the kernel faults the ranges of ODP MRs in. */
+int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
 }

@@ -92,6 +92,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.advise_mr = sroce_advise_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,

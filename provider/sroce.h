@@ -307,6 +307,8 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 
 /* cq.c */
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,

@@ -11,11 +11,12 @@
 # 7.3 (sroce.ko is brought up to date for each with make module; a kernel
 # that is not installed for the guests, or where it does not build, is
 # skipped and said so).
-# SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP]], space
+# SROCE_BENCH_CASES (NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP[:CC]]], space
 # separated) replaces the case list, e.g. for a before/after figure of one
 # change.  MTU is the NIC's MTU for the case (default 1500; perftest gets
 # the matching RoCE MTU); SMP the vCPUs per guest (default 1): each SMP
-# value is a boot of its own per driver.  SROCE_BENCH_PARAMS (NAME=VALUE,
+# value is a boot of its own per driver; CC "on" or "off" sends through a
+# 50 Mb/s fq_codel+ECN bottleneck with sroce's cc_enable set so.  SROCE_BENCH_PARAMS (NAME=VALUE,
 # space separated) sets writable sroce module parameters in the guests
 # first (zcopy=0: copy every payload); SROCE_BENCH_ARGS adds perftest
 # options to every case (-o 16: 16 READs outstanding).  Each round, on
@@ -53,7 +54,7 @@ out=${out:-$top/build/bench/$(date +%Y%m%d-%H%M%S)}
 out=$(realpath -m "$out")
 mkdir -p "$out"
 
-# NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP]]
+# NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP[:CC]]]
 cases_full="
 write_bw_64:ib_write_bw:64:1:0 write_bw_4k:ib_write_bw:4096:1:0
 write_bw_64k:ib_write_bw:65536:1:0 write_bw_1m:ib_write_bw:1048576:1:0
@@ -71,7 +72,9 @@ read_bw_64k_loss1:ib_read_bw:65536:1:1 write_bw_64k_loss10:ib_write_bw:65536:1:1
 write_bw_64k_mtu9k:ib_write_bw:65536:1:0:9000 send_bw_64k_mtu9k:ib_send_bw:65536:1:0:9000
 read_bw_64k_mtu9k:ib_read_bw:65536:1:0:9000 write_lat_4k_mtu9k:ib_write_lat:4096:1:0:9000
 write_bw_64k_smp2:ib_write_bw:65536:1:0::2 send_bw_64k_smp2:ib_send_bw:65536:1:0::2
-write_bw_64k_q4_smp2:ib_write_bw:65536:4:0::2 send_bw_64k_q4_smp2:ib_send_bw:65536:4:0::2"
+write_bw_64k_q4_smp2:ib_write_bw:65536:4:0::2 send_bw_64k_q4_smp2:ib_send_bw:65536:4:0::2
+write_bw_64k_q16_ecn_ccoff:ib_write_bw:65536:16:0:::off
+write_bw_64k_q16_ecn_ccon:ib_write_bw:65536:16:0:::on"
 cases_quick="write_bw_64k:ib_write_bw:65536:1:0 send_lat_2:ib_send_lat:2:1:0
 write_bw_64k_loss1:ib_write_bw:65536:1:1"
 if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
@@ -92,7 +95,7 @@ smps=$(awk '{ print $7 }' "$out/cases" | sort -un | xargs)
 cases_smp() {
 	local c
 	for c in $cases; do
-		IFS=: read -r _ _ _ _ _ _ p <<<"$c"
+		IFS=: read -r _ _ _ _ _ _ p _ <<<"$c"
 		[[ ${p:-1} == "$1" ]] && echo "$c"
 	done | xargs
 }

@@ -126,7 +126,7 @@ if stale ibv_provider ibv_provider.c; then
 		-libverbs || die "cannot build $out/ibv_provider"
 	echo "$src" >"$out/ibv_provider.src"
 fi
-for p in objects fastpath srq mw rereg keys cqts domains mcast; do
+for p in objects fastpath srq mw rereg keys cqts domains mcast odp; do
 	stale $p $p.c || continue
 	$cc -O2 -g -Wall -Wextra -Werror -I"$bdir/include" -o "$out/$p" \
 		"$tsrc/$p.c" -L"$bdir/lib" -Wl,-rpath,"$bdir/lib" -libverbs ||

@@ -329,6 +329,13 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		st = sroce_pkt_place(qp, w->wr.sge, w->wr.num_sge, off, want,
 				     payload, 0, NULL, false);
 	}
+	/*
+	 * Local memory not present yet: as if the response were lost.  The
+	 * next response is out of sequence (implied NAK) or, for the last,
+	 * the ACK timer expires; either way the request is sent again.
+	 */
+	if (st == SROCE_PLACE_AGAIN)
+		return SROCE_DROP_NO_RESOURCE;
 	if (st) {
 		sroce_comp_fail(qp, st, 0, now);
 		return SROCE_DROP_NONE;

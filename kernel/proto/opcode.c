@@ -2,7 +2,8 @@
 /*
  * The IBTA opcode table (IBA vol 1, 9.2 and 9.3; FLUSH and ATOMIC WRITE
  * from the 1.5 memory placement extensions) for the services sroce speaks:
- * RC, UC, UD and XRC.  Indexed by the wire opcode so a lookup is one load.
+ * RC, UC, UD and XRC, and RoCEv2's CNP.  Indexed by the wire opcode so a lookup
+ * is one load.
  *
  * Names are the kernel's IB_OPCODE_* names without the prefix, shortened
  * the same way as enum sroce_op: "RC_SEND_FIRST", "UD_SEND_ONLY_IMM".
@@ -20,7 +21,8 @@
 	 ((f) & SROCE_OPF_AETH ? SROCE_AETH_LEN : 0) +			\
 	 ((f) & SROCE_OPF_ATMACK ? SROCE_ATMACK_LEN : 0) +		\
 	 ((f) & SROCE_OPF_IMMDT ? SROCE_IMMDT_LEN : 0) +		\
-	 ((f) & SROCE_OPF_IETH ? SROCE_IETH_LEN : 0))
+	 ((f) & SROCE_OPF_IETH ? SROCE_IETH_LEN : 0) +			\
+	 ((f) & SROCE_OPF_CNP ? SROCE_CNP_LEN : 0))
 
 #define OP(t, o, f)							\
 	[SROCE_OPC(t, o)] = {						\
@@ -124,6 +126,13 @@ static const struct sroce_opinfo sroce_optab[256] = {
 	OP(UD, SEND_ONLY,	F_SEND | SROCE_OPF_ONLY | SROCE_OPF_DETH),
 	OP(UD, SEND_ONLY_IMM,	F_SEND | SROCE_OPF_ONLY | SROCE_OPF_DETH |
 				SROCE_OPF_IMMDT),
+
+	/* RoCEv2 Annex A17: no payload; 16 reserved bytes count as header. */
+	[SROCE_OPC_CNP] = {
+		.name = "CNP",
+		.flags = SROCE_OPF_CNP,
+		.hdr_len = SROCE_EXT_LEN(SROCE_OPF_CNP),
+	},
 };
 
 const struct sroce_opinfo *sroce_opinfo(u8 opcode)

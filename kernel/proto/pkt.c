@@ -51,7 +51,9 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
  * Place @len bytes at offset @off of the local buffer @sge[@nsge]: from
  * the received packet (@payload at @poff) or, if @buf, from core memory.
  * @recv: the SGEs are a receive WQE's.  Returns a WC status: LOC_LEN_ERR
- * if it does not fit, LOC_PROT_ERR if an lkey does not allow it.
+ * if it does not fit, LOC_PROT_ERR if an lkey does not allow it; or
+ * SROCE_PLACE_AGAIN if memory is not present yet (the bytes placed so far
+ * are placed again, identical, by the retry).
  */
 u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		   u32 off, u32 len, const void *payload, u32 poff,
@@ -83,6 +85,8 @@ u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		else
 			ret = qp->ops->copy_in(qp->ctx, &ref, 0, payload,
 					       poff + done, chunk);
+		if (ret == -SROCE_EAGAIN)
+			return SROCE_PLACE_AGAIN;
 		if (ret)
 			return SROCE_WC_LOC_PROT_ERR;
 		done += chunk;

@@ -7,9 +7,16 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
- *   v1.6 XRC: SROCE_QPT_XRC_INI / SROCE_QPT_XRC_TGT at sroce_qp_init(),
+ *   v1.8 XRC: SROCE_QPT_XRC_INI / SROCE_QPT_XRC_TGT at sroce_qp_init(),
  *        sroce_send_wqe.xrc_srqn, ops->xrc_srq (required for XRC_TGT),
  *        sroce_cqe.srqn; SROCE_MAX_HDR_LEN grew by the XRCETH.
+ *   v1.7 ops->copy_in, ->store and ->atomic may return -SROCE_EAGAIN:
+ *        the memory is not present now (on-demand paging); the core
+ *        drops the packet and has it sent again (RNR NAK, or a READ or
+ *        atomic response left to the requester's retry).
+ *   v1.6 congestion control: sroce_qp_init_attr.cc (NULL: off); the
+ *        caller sets sroce_pkt.ce from the IP header; CNPs are parsed
+ *        and taken by sroce_qp_rx(); stats count CNPs, CE marks, cuts.
  *   v1.5 RC ATOMIC WRITE and FLUSH: SROCE_WR_ATOMIC_WRITE (value in
  *        wr->atomic_wr), SROCE_WR_FLUSH (wr->flush), their WC opcodes,
  *        SROCE_ACCESS_FLUSH_*; ops->atomic takes SROCE_OP_ATOMIC_WRITE;
@@ -61,6 +68,7 @@
 #include "os.h"
 #include "wire.h"
 #include "drop.h"
+#include "cc.h"
 
 /* Limits of the fixed-size parts of the shared structs. */
 #define SROCE_MAX_SGE		32
@@ -483,6 +491,10 @@ struct sroce_qp_ops {
 	 */
 	int (*copy_in)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		       const void *payload, u32 payload_off, u32 len);
+	/*
+	 * copy_in, store and atomic: -SROCE_EAGAIN means the memory is not
+	 * present yet (the caller is making it present); nothing is lost.
+	 */
 	/* Store @len bytes of core data (an atomic's original value). */
 	int (*store)(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		     const void *src, u32 len);
@@ -602,6 +614,10 @@ struct sroce_qp_stats {
 	u64 tx_stalls;		/* ACK timeouts not counted: own TX refused */
 	u64 acks_deferred;	/* ACK/NAKs refused by emit, sent later */
 	u64 flushes_deferred;	/* flushes that left WQEs for a later kick */
+	u64 cnp_sent;		/* CNPs sent for CE-marked packets received */
+	u64 cnp_rcvd;		/* CNPs taken by the reaction point */
+	u64 ecn_marked;		/* CE-marked packets received */
+	u64 rate_decreases;	/* reaction point cuts */
 };
 
 struct sroce_qp {
@@ -691,6 +707,14 @@ struct sroce_qp {
 		u32 res_used;
 	} resp;
 
+	/* Congestion control; p is NULL when it is off. */
+	struct {
+		const struct sroce_cc_params *p;
+		struct sroce_cc_rp rp;
+		u64 last_cnp;	/* notification point: when the last CNP left */
+		bool paced;	/* the requester waits for rp.next_tx */
+	} cc;
+
 	struct sroce_tx_pkt txp;	/* scratch, keeps it off the stack */
 };
 
@@ -711,6 +735,11 @@ struct sroce_qp_init_attr {
 	bool sq_sig_all;
 	bool srq;			/* receives come from an SRQ (XRC: implied) */
 	u8 ud_mtu;			/* UD: port MTU as ib_mtu; 0 = 4096 */
+	/*
+	 * RC/UC congestion control (cc.h), read on every packet, so it
+	 * outlives the QP; NULL: no CNPs sent or taken, no pacing.
+	 */
+	const struct sroce_cc_params *cc;
 	const struct sroce_qp_ops *ops;
 	void *ctx;
 };

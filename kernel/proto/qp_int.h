@@ -89,6 +89,8 @@ void sroce_pkt_hdrs_init(const struct sroce_qp *qp, struct sroce_hdrs *h,
 			 u8 opcode, u32 psn);
 int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 		   const struct sroce_hdrs *h);
+/* sroce_pkt_place(): memory not present yet, no WC status (v1.7). */
+#define SROCE_PLACE_AGAIN	0xff
 u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		   u32 off, u32 len, const void *payload, u32 poff,
 		   const void *buf, bool recv);

@@ -250,6 +250,10 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	qp->sq_sig_all = ia->sq_sig_all;
 	qp->resp.res = type == SROCE_QPT_RC ? ia->res : NULL;
 	qp->resp.max_res = type == SROCE_QPT_RC ? ia->max_res : 0;
+	if (type != SROCE_QPT_UD)
+		qp->cc.p = ia->cc;
+	if (qp->cc.p)
+		sroce_cc_rp_init(&qp->cc.rp, qp->cc.p);
 	if (qp->resp.res)
 		memset(qp->resp.res, 0, sizeof(*qp->resp.res) * qp->resp.max_res);
 	qp->attr.qp_state = SROCE_QPS_RESET;
@@ -278,6 +282,10 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		memset(res, 0, sizeof(*res) * max_res);
 	qp->comm_est = false;
 	qp->attr.sq_draining = 0;
+	qp->cc.last_cnp = 0;
+	qp->cc.paced = false;
+	if (qp->cc.p)
+		sroce_cc_rp_init(&qp->cc.rp, qp->cc.p);
 }
 
 static int sroce_qp_check_values(const struct sroce_qp *qp,
@@ -554,6 +562,44 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 	return used >= budget && sroce_qp_pending(qp);
 }
 
+/*
+ * A CE-marked packet from our peer: tell its QP with a CNP, at most one
+ * per interval.  Best effort: one the caller refuses is not retried.
+ */
+static void sroce_qp_cnp(struct sroce_qp *qp, u64 now)
+{
+	struct sroce_tx_pkt *tp = &qp->txp;
+	struct sroce_hdrs h;
+	u64 last = qp->cc.last_cnp;
+
+	qp->stats.ecn_marked++;
+	if (!qp->cc.p || !sroce_cc_np_allow(&qp->cc.last_cnp, qp->cc.p, now))
+		return;
+	sroce_pkt_hdrs_init(qp, &h, SROCE_OPC_CNP, 0);
+	h.bth.mig = 0;
+	h.bth.becn = 1;
+	h.bth.pkey = SROCE_CNP_PKEY;
+	tp->paylen = 0;
+	tp->nseg = 0;
+	tp->inline_data = NULL;
+	tp->ah = 0;
+	if (sroce_pkt_emit(qp, tp, &h))
+		qp->cc.last_cnp = last;
+	else
+		qp->stats.cnp_sent++;
+}
+
+/* A CNP for this QP: only the reaction point hears it, nothing answers. */
+static enum sroce_drop sroce_qp_rx_cnp(struct sroce_qp *qp, u64 now)
+{
+	qp->stats.cnp_rcvd++;
+	if (qp->cc.p) {
+		sroce_cc_rp_cnp(&qp->cc.rp, qp->cc.p, now);
+		qp->stats.rate_decreases++;
+	}
+	return SROCE_DROP_NONE;
+}
+
 enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			    const void *payload, u64 now_ns)
 {
@@ -585,6 +631,9 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		want = SROCE_TRANSPORT_UD;
 		break;
 	}
+	/* A CNP notifies a connected QP (RoCEv2 Annex A17). */
+	if (unlikely(flags & SROCE_OPF_CNP) && qp->type != SROCE_QPT_UD)
+		want = SROCE_TRANSPORT_CNP;
 	if ((bth->opcode & SROCE_TRANSPORT_MASK) != want)
 		return SROCE_DROP_WRONG_QP_TYPE;
 	/*
@@ -596,8 +645,12 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	    (memcmp(pkt->sgid, qp->attr.dgid, SROCE_GID_LEN) ||
 	     memcmp(pkt->dgid, qp->attr.sgid, SROCE_GID_LEN)))
 		return SROCE_DROP_BAD_ADDR;
+	if (unlikely(flags & SROCE_OPF_CNP) && bth->pkey == SROCE_CNP_PKEY)
+		return sroce_qp_rx_cnp(qp, now_ns);
 	if (!sroce_pkey_match(bth->pkey, qp->attr.pkey))
 		return SROCE_DROP_BAD_PKEY;
+	if (unlikely(flags & SROCE_OPF_CNP))
+		return sroce_qp_rx_cnp(qp, now_ns);
 	/* An initiator only hears responses, a target only requests. */
 	if ((qp->xrc == SROCE_QPT_XRC_INI && (flags & SROCE_OPF_REQ)) ||
 	    (qp->xrc == SROCE_QPT_XRC_TGT && !(flags & SROCE_OPF_REQ)))
@@ -609,6 +662,8 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		if (qp->state == SROCE_QPS_RTR)
 			sroce_qp_event(qp, SROCE_EVENT_COMM_EST);
 	}
+	if (unlikely(pkt->ce) && qp->type != SROCE_QPT_UD)
+		sroce_qp_cnp(qp, now_ns);
 	if (flags & SROCE_OPF_REQ)
 		return sroce_resp_rx(qp, pkt, payload, now_ns);
 	if (qp->type != SROCE_QPT_RC)
@@ -630,6 +685,12 @@ u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
 		d = qp->resp.ack_deadline;
 	if (qp->resp.nak_deadline && qp->resp.nak_deadline < d)
 		d = qp->resp.nak_deadline;
+	if (qp->cc.p) {
+		if (qp->cc.paced && qp->cc.rp.next_tx < d)
+			d = qp->cc.rp.next_tx;
+		if (sroce_cc_rp_deadline(&qp->cc.rp) < d)
+			d = sroce_cc_rp_deadline(&qp->cc.rp);
+	}
 	return d;
 }
 
@@ -647,4 +708,10 @@ void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns)
 	}
 	if (qp->req.timer_on && now_ns >= qp->req.ack_deadline)
 		sroce_comp_timeout(qp, now_ns);
+	if (qp->cc.p) {
+		sroce_cc_rp_timer(&qp->cc.rp, qp->cc.p, now_ns);
+		if (qp->cc.paced &&
+		    sroce_cc_rp_may_send(&qp->cc.rp, now_ns))
+			qp->cc.paced = false;
+	}
 }

@@ -181,7 +181,8 @@ bool sroce_req_ready(const struct sroce_qp *qp)
 {
 	const struct sroce_swqe *w;
 
-	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait)
+	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait ||
+	    qp->cc.paced)
 		return false;
 	if (qp->req.next == qp->req.tail)
 		return false;
@@ -427,6 +428,11 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 		return STEP_STOP;
 	if (sroce_wr_is_local(w->wr.opcode))
 		return sroce_req_local(qp, w);
+	/* The rate limiter's wait ends at a deadline, not by spinning. */
+	if (qp->cc.p && !sroce_cc_rp_may_send(&qp->cc.rp, now)) {
+		qp->cc.paced = true;
+		return STEP_STOP;
+	}
 	if (!qp->req.off_psn) {
 		w->first_psn = qp->req.psn;
 		if (sroce_wr_is_atomic(w->wr.opcode) ||
@@ -444,6 +450,9 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 			qp->req.stopped = true;
 		return STEP_STOP;
 	}
+	if (qp->cc.p)
+		sroce_cc_rp_sent(&qp->cc.rp, qp->cc.p, qp->txp.hdr_len +
+				 qp->txp.paylen + qp->txp.pad, now);
 	qp->req.off_psn += used;
 	qp->req.psn = sroce_psn_add(qp->req.psn, used);
 	if (sroce_psn_lt(qp->req.psn_hi, qp->req.psn))

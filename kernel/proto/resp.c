@@ -184,6 +184,12 @@ static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
 	qp->resp.nak_tries++;
 }
 
+/*
+ * No receive WQE, or (SROCE_PLACE_AGAIN, -SROCE_EAGAIN) the memory the
+ * packet goes to is not present yet: nothing of the packet counts.  RC:
+ * RNR NAK its PSN; the requester sends it again after the RNR timer, by
+ * when the glue has made the memory present.  UC: the message is lost.
+ */
 static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
 				      const struct sroce_pkt *pkt)
 {
@@ -193,6 +199,9 @@ static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
 		return SROCE_DROP_NO_RESOURCE;
 	}
 	qp->stats.rnr_naks_sent++;
+	/* The retry of a FIRST packet starts the message again. */
+	if (pkt->op->flags & SROCE_OPF_FIRST)
+		qp->resp.cur = 0;
 	/* Later packets are dropped silently until the retry arrives. */
 	qp->resp.nak_sent = true;
 	sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_RNR_NAK,
@@ -233,6 +242,8 @@ static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 	}
 	st = sroce_pkt_place(qp, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 			     qp->resp.off, pkt->paylen, payload, 0, NULL, true);
+	if (st == SROCE_PLACE_AGAIN)
+		return sroce_resp_rnr(qp, pkt);
 	if (st)
 		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
 					SROCE_NAK_INVALID_REQ :
@@ -258,6 +269,7 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 {
 	u32 flags = pkt->op->flags, len = pkt->paylen;
 	struct sroce_mem_ref ref;
+	int ret;
 
 	if (flags & SROCE_OPF_FIRST) {
 		const struct sroce_reth *reth = &pkt->h.reth;
@@ -292,8 +304,13 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 	if (len) {
 		if (qp->ops->mem_access(qp->ctx, qp->resp.rkey, true,
 					qp->resp.va, len,
-					SROCE_ACCESS_REMOTE_WRITE, &ref) ||
-		    qp->ops->copy_in(qp->ctx, &ref, 0, payload, 0, len))
+					SROCE_ACCESS_REMOTE_WRITE, &ref))
+			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
+						0, now);
+		ret = qp->ops->copy_in(qp->ctx, &ref, 0, payload, 0, len);
+		if (ret == -SROCE_EAGAIN)
+			return sroce_resp_rnr(qp, pkt);
+		if (ret)
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
 						0, now);
 	}
@@ -427,6 +444,7 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 	struct sroce_mem_ref ref;
 	struct sroce_rd_res *r;
 	u64 orig = 0;
+	int ret;
 
 	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_ATOMIC))
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
@@ -438,8 +456,11 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 	r = sroce_resp_res_alloc(qp);
 	if (!r)
 		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
-	if (qp->ops->atomic(qp->ctx, &ref, op, a->cmp, a->swap_add, &orig)) {
+	ret = qp->ops->atomic(qp->ctx, &ref, op, a->cmp, a->swap_add, &orig);
+	if (ret) {
 		r->kind = 0;
+		if (ret == -SROCE_EAGAIN)
+			return sroce_resp_rnr(qp, pkt);
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
 	}
 	r->orig = orig;
@@ -462,6 +483,7 @@ static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
 	struct sroce_mem_ref ref;
 	struct sroce_rd_res *r;
 	u64 val, orig;
+	int ret;
 
 	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_WRITE))
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
@@ -475,9 +497,12 @@ static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
 	if (!r)
 		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
 	memcpy(&val, pkt->h.atomic_wr, sizeof(val));
-	if (qp->ops->atomic(qp->ctx, &ref, SROCE_OP_ATOMIC_WRITE, 0, val,
-			    &orig)) {
+	ret = qp->ops->atomic(qp->ctx, &ref, SROCE_OP_ATOMIC_WRITE, 0, val,
+			      &orig);
+	if (ret) {
 		r->kind = 0;
+		if (ret == -SROCE_EAGAIN)
+			return sroce_resp_rnr(qp, pkt);
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
 	}
 	sroce_resp_res_owed(qp, r, SROCE_OP_ATOMIC_WRITE, pkt->h.bth.psn, now);
@@ -691,6 +716,9 @@ static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
 		st = sroce_pkt_place(qp, qp->resp.rwqe.sge,
 				     qp->resp.rwqe.num_sge, SROCE_GRH_LEN,
 				     pkt->paylen, payload, 0, NULL, true);
+	/* Not present yet: the datagram is lost, the WQE kept for the next. */
+	if (st == SROCE_PLACE_AGAIN)
+		return SROCE_DROP_NO_RESOURCE;
 	/* UD keeps running after a bad receive buffer; only the WQE fails. */
 	sroce_resp_complete(qp, st, SROCE_WC_RECV, pkt,
 			    st ? 0 : SROCE_GRH_LEN + pkt->paylen);

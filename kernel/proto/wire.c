@@ -45,8 +45,9 @@ static void sroce_bth_put(u8 *p, const struct sroce_bth *bth)
 }
 
 /*
- * Extension headers.  @p is at the first byte after the BTH and the
- * caller has checked that op->hdr_len bytes are present.
+ * Extension headers (a CNP's reserved bytes are read as nothing).  @p
+ * is at the first byte after the BTH and the caller has checked that
+ * op->hdr_len bytes are present.
  */
 static void sroce_ext_get(const u8 *p, u32 flags, struct sroce_hdrs *h)
 {
@@ -138,6 +139,8 @@ static void sroce_ext_put(u8 *p, u32 flags, const struct sroce_hdrs *h)
 	}
 	if (flags & SROCE_OPF_IETH)
 		sroce_put_be32(p, h->ieth);
+	if (flags & SROCE_OPF_CNP)
+		memset(p, 0, SROCE_CNP_LEN);
 }
 
 /*
@@ -192,6 +195,7 @@ enum sroce_drop sroce_parse(const u8 *buf, u32 len, struct sroce_pkt *pkt)
 		return SROCE_DROP_TRUNCATED;
 	memset(pkt->sgid, 0, sizeof(pkt->sgid));
 	memset(pkt->dgid, 0, sizeof(pkt->dgid));
+	pkt->ce = false;
 	sroce_bth_get(buf, &pkt->h.bth);
 	if (unlikely(pkt->h.bth.tver != 0))
 		return SROCE_DROP_BAD_TVER;

@@ -26,6 +26,7 @@
 #define SROCE_FETH_LEN		4
 #define SROCE_XRCETH_LEN	4
 #define SROCE_ICRC_LEN		4
+#define SROCE_CNP_LEN		16	/* reserved bytes after a CNP's BTH */
 /* Largest BTH + extension headers of any opcode (XRC atomic request). */
 #define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_XRCETH_LEN + SROCE_ATMETH_LEN)
 /* ATOMIC WRITE's value: the 8 payload bytes after BTH + RETH. */
@@ -78,6 +79,9 @@ enum sroce_op {
 
 /* Full wire opcodes used often enough to want names. */
 #define SROCE_OPC(t, op)	((u8)(SROCE_TRANSPORT_##t | SROCE_OP_##op))
+/* RoCEv2 CNP (Annex A17): opcode, and the P_Key it is sent with. */
+#define SROCE_OPC_CNP		0x81
+#define SROCE_CNP_PKEY		0xffff
 
 /* Per-opcode facts, from the IBTA opcode tables. */
 enum sroce_opflag {
@@ -102,7 +106,8 @@ enum sroce_opflag {
 	SROCE_OPF_ATOMIC	= 1u << 17,	/* CMP_SWAP, FETCH_ADD, ATOMIC_ACK */
 	SROCE_OPF_ATOMIC_WRITE	= 1u << 18,
 	SROCE_OPF_FLUSH		= 1u << 19,
-	SROCE_OPF_XRCETH	= 1u << 20,	/* XRC requests */
+	SROCE_OPF_CNP		= 1u << 20,	/* congestion notification */
+	SROCE_OPF_XRCETH	= 1u << 21,	/* XRC requests */
 };
 
 struct sroce_opinfo {
@@ -113,7 +118,7 @@ struct sroce_opinfo {
 
 /*
  * Facts for a wire opcode, or NULL for a reserved/unsupported one.
- * Covers RC, UC, UD and XRC (no XRC FLUSH or ATOMIC WRITE).
+ * Covers RC, UC, UD, XRC (no XRC FLUSH or ATOMIC WRITE) and the RoCEv2 CNP.
  */
 const struct sroce_opinfo *sroce_opinfo(u8 opcode);
 
@@ -252,6 +257,8 @@ struct sroce_pkt {
 	 */
 	u8 sgid[SROCE_GID_LEN];
 	u8 dgid[SROCE_GID_LEN];
+	/* The IP header's ECN field said CE; zeroed by sroce_parse(). */
+	bool ce;
 };
 
 /*

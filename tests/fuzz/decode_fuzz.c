@@ -28,6 +28,8 @@ static void clear_reserved(u8 *hdr, u32 flags)
 	hdr[8] &= 0x80;			/* BTH resv7 */
 	if (flags & SROCE_OPF_DETH)
 		hdr[SROCE_BTH_LEN + 4] = 0;	/* DETH reserved byte */
+	if (flags & SROCE_OPF_CNP)		/* CNP reserved bytes */
+		memset(hdr + SROCE_BTH_LEN, 0, SROCE_CNP_LEN);
 	if (flags & SROCE_OPF_XRCETH)
 		hdr[SROCE_BTH_LEN] = 0;		/* XRCETH reserved byte */
 }

@@ -39,7 +39,7 @@ static u64 take(struct reader *r, unsigned int bytes)
 
 static u8 pick_opcode(u8 n)
 {
-	unsigned int opc, k = n % 62;
+	unsigned int opc, k = n % 63;
 
 	for (opc = 0; opc < 256; opc++)
 		if (sroce_opinfo(opc) && !k--)

@@ -229,6 +229,14 @@ static bool ep_ref_ok(struct sroce_ep *ep, const char *who,
 	return true;
 }
 
+static bool ep_absent(struct sroce_ep *ep)
+{
+	if (!ep->absent || !ep->absent(ep->absent_arg))
+		return false;
+	ep->absent_hits++;
+	return true;
+}
+
 static int ep_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		      const void *payload, u32 payload_off, u32 len)
 {
@@ -241,6 +249,8 @@ static int ep_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		return -SROCE_EFAULT;
 	if (!len)
 		return 0;
+	if (ep_absent(q->ep))
+		return -SROCE_EAGAIN;
 	if (payload_off >= SROCE_COPY_GRH) {
 		u32 k = payload_off - SROCE_COPY_GRH;
 
@@ -273,6 +283,8 @@ static int ep_store(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 
 	if (!ep_ref_ok(q->ep, "store", dst, off, len))
 		return -SROCE_EFAULT;
+	if (len && ep_absent(q->ep))
+		return -SROCE_EAGAIN;
 	if (len)
 		memcpy(sroce_ep_ref_ptr(dst) + off, src, len);
 	return 0;
@@ -292,6 +304,8 @@ static int ep_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 			     (unsigned long long)dst->va);
 		return -SROCE_EINVAL;
 	}
+	if (ep_absent(q->ep))
+		return -SROCE_EAGAIN;
 	p = sroce_ep_ref_ptr(dst);
 	memcpy(&v, p, 8);
 	*orig = v;
@@ -478,6 +492,7 @@ struct sroce_ep_qp *sroce_ep_qp_create(struct sroce_ep *ep,
 	ia.sq_sig_all = sq_sig_all;
 	ia.srq = use_srq;
 	ia.ud_mtu = ep->ud_mtu;
+	ia.cc = ep->cc;
 	ia.ops = &sroce_ep_ops;
 	ia.ctx = q;
 	if (sroce_qp_init(&q->qp, &ia))

@@ -106,6 +106,14 @@ struct sroce_ep {
 	sroce_ep_emit_fn emit;
 	void *emit_arg;
 	u8 ud_mtu;			/* port MTU (ib_mtu) for UD QPs; 0: 4096 */
+	const struct sroce_cc_params *cc; /* new QPs' congestion control */
+	/*
+	 * If set and true, copy_in/store/atomic find the memory not present
+	 * (on-demand paging) and answer -SROCE_EAGAIN; nothing is written.
+	 */
+	bool (*absent)(void *arg);
+	void *absent_arg;
+	u64 absent_hits;
 	u64 violations;			/* core broke a contract; must stay 0 */
 	char why[160];			/* the first violation */
 };

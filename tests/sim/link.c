@@ -38,6 +38,8 @@ struct sim_frame *sim_frame_get(u32 len)
 	f->len = 0;
 	f->corrupted = 0;
 	f->looped = 0;
+	f->ect = 0;
+	f->ce = 0;
 	frame_live++;
 	return f;
 }
@@ -190,6 +192,21 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 
 	l->st.sent++;
 	l->st.bytes += f->len;
+	if (c->gbps && c->buf_bytes) {
+		/* Bytes ahead of this frame: the wire's backlog. */
+		u64 qb = l->busy_until > now ?
+			 (l->busy_until - now) * c->gbps / 8 : 0;
+
+		l->st.qn++;
+		l->st.qsum += qb;
+		if (qb > l->st.qmax)
+			l->st.qmax = qb;
+		if (qb + f->len > c->buf_bytes) {
+			l->st.qdrops++;
+			sim_frame_put(f);
+			return true;
+		}
+	}
 	if (c->gbps) {
 		/* bits / (Gbit/s) = ns */
 		u64 ser = ((u64)f->len * 8 + c->gbps - 1) / c->gbps;
@@ -199,6 +216,7 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		t += ser;
 		l->busy_until = t;
 	}
+	f->depart = t;
 	if (c->dead || sroce_rng_ppm(&l->rng, c->loss_ppm)) {
 		l->st.lost++;
 		sim_frame_put(f);
@@ -222,6 +240,8 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		d = sim_frame_get(f->len);
 		d->len = f->len;
 		d->ipv6 = f->ipv6;
+		d->ect = f->ect;
+		d->ce = f->ce;
 		memcpy(d->data, f->data, f->len);
 		/* The copy trails by up to a few RTTs' worth of delay. */
 		deliver(l, q, t + sroce_rng_below(&l->rng,
@@ -236,6 +256,25 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 	l->st.delivered++;
 	deliver(l, q, t, f);
 	return bad;
+}
+
+void sim_link_mark(struct sim_link *l, struct sim_frame *f)
+{
+	const struct sim_link_cfg *c = &l->cfg;
+	u64 qb, p;
+
+	if (!f->ect || !c->buf_bytes || !c->gbps)
+		return;
+	qb = l->busy_until > f->depart ?
+	     (l->busy_until - f->depart) * c->gbps / 8 : 0;
+	if (qb <= c->kmin)
+		return;
+	p = qb >= c->kmax ? 1000000 :
+	    c->pmax_ppm * (qb - c->kmin) / (c->kmax - c->kmin);
+	if (sroce_rng_ppm(&l->rng, (u32)p)) {
+		f->ce = 1;
+		l->st.marked++;
+	}
 }
 
 /* RFC 1071 checksum of an IPv4 header. */

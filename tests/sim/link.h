@@ -24,6 +24,9 @@ struct sim_frame {
 	u8 cls;				/* size class */
 	u8 corrupted;			/* damaged by the link */
 	u8 looped;			/* multicast looped back to its sender's side */
+	u8 ect;				/* IP ECN field ECT(0): may be marked */
+	u8 ce;				/* ... and marked CE by the switch */
+	u64 depart;			/* left the switch's queue */
 	u8 data[];
 };
 
@@ -82,11 +85,23 @@ struct sim_link_cfg {
 	u64 reorder_ns;
 	u64 gbps;		/* serialization rate; 0 = infinite */
 	bool dead;		/* drop everything (retry exhaustion) */
+	/*
+	 * A switch in front of the wire (needs gbps): a FIFO of buf_bytes
+	 * that tail-drops, and marks ECT frames CE when they leave it
+	 * (sim_link_mark), with a probability rising linearly from 0 at
+	 * kmin to pmax_ppm at kmax queued bytes and always above kmax (RED
+	 * as DCQCN configures it).  0: no limit.
+	 */
+	u64 buf_bytes;
+	u64 kmin, kmax;
+	u32 pmax_ppm;
 };
 
 struct sim_link_stats {
 	u64 sent, delivered, lost, dup, reordered, corrupted;
 	u64 bytes;
+	/* the switch: tail drops, CE marks, queue depth seen by arrivals */
+	u64 qdrops, marked, qmax, qsum, qn;
 };
 
 /* One direction of the link. */
@@ -106,6 +121,13 @@ struct sim_link {
  */
 bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		   struct sim_frame *f);
+
+/*
+ * The switch's ECN marking as @f, delivered at @now, left its queue:
+ * by the bytes queued behind it then (frames that arrived during the
+ * propagation delay included, a slight overestimate).
+ */
+void sim_link_mark(struct sim_link *l, struct sim_frame *f);
 
 /*
  * Encapsulation.  sim_encap_hdr writes IP and UDP headers for a RoCE

@@ -3,7 +3,8 @@
  * sim: command line of the lossy-network simulator.
  *
  *   sim [options]                 one run (see --help)
- *   sim --suite check [--seed B]  the check-sim matrix
+ *   sim --suite check [--seed B]  the check-sim matrix (cc included)
+ *   sim --suite cc [--seed B]     the congestion control table
  *   sim --soak SECONDS [--seed B] random matrices with fresh seeds
  *
  * Any failure prints the exact command that reproduces it.
@@ -61,7 +62,8 @@ static void ppm_arg(char *b, size_t n, const char *name, u32 ppm)
 
 static void print_cmd(FILE *f, const struct sim_opts *o)
 {
-	char l[32], d[32], r[32], c[32], lr[32], eb[64], types[16] = "";
+	char l[32], d[32], r[32], c[32], lr[32], eb[96], ab[32];
+	char types[16] = "";
 
 	ppm_arg(l, sizeof(l), "loss", o->link.loss_ppm);
 	ppm_arg(d, sizeof(d), "dup", o->link.dup_ppm);
@@ -72,6 +74,8 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 	if (o->emit_busy_ppm && o->emit_busy_ns)
 		snprintf(eb + strlen(eb), sizeof(eb) - strlen(eb),
 			 " --emit-busy-us %g", o->emit_busy_ns / 1000.0);
+	ppm_arg(ab, sizeof(ab), "absent", o->absent_ppm);
+	strcat(eb, ab);
 	if (o->types & (1u << SROCE_QPT_RC))
 		strcat(types, "rc,");
 	if (o->types & (1u << SROCE_QPT_UC))
@@ -177,7 +181,27 @@ static const struct mix check_mix[] = {
 	 */
 	{ "backpressure", 0,	0,	0,	0,	0,	20000,	64 << 10, ALL, 2000, 8,
 	  12000 },
+	/* On-demand paging: absent_mix[] has its copies miss a page. */
+	{ "odp",	1000,	0,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
 };
+
+/* Mixes whose copies find memory not present (ODP), in ppm. */
+static const struct {
+	const char *mix;
+	u32 ppm;
+} absent_mix[] = {
+	{ "odp", 10000 },
+};
+
+static u32 mix_absent(const struct mix *m)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(absent_mix) / sizeof(absent_mix[0]); i++)
+		if (!strcmp(absent_mix[i].mix, m->name))
+			return absent_mix[i].ppm;
+	return 0;
+}
 
 static double scale = 1.0;
 static bool qps_given;
@@ -191,6 +215,7 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->late_recv_ppm = m->late;
 	o->emit_busy_ppm = m->busy;
 	o->emit_busy_ns = (u64)m->busy_us * 1000;
+	o->absent_ppm = mix_absent(m);
 	o->max_size = m->max_size;
 	o->types = m->types;
 	o->msgs = (u32)(m->msgs * scale);
@@ -244,9 +269,12 @@ static int suite_check(struct sim_opts *base, u32 seeds)
 {
 	const char *const *sc;
 	struct sim_opts o;
-	u32 i, k;
+	u32 i, k, f = 0;
 	u64 seed = base->seed;
 
+	/* Congestion control: the whole table, or one row when scaled down. */
+	tot.runs += sim_cc_suite(scale >= 1.0, base->seed, &f);
+	tot.failed += f;
 	for (k = 0; k < seeds; k++) {
 		for (i = 0; i < ARRAY_SIZE(check_mix); i++) {
 			o = *base;
@@ -332,6 +360,7 @@ static void usage(void)
 	       "  --scenario NAME     random (default) or an error-path scenario\n"
 	       "  --suite check       the check-sim matrix (--seeds K per mix,\n"
 	       "                      --scale F messages, --qps N caps the QPs)\n"
+	       "  --suite cc          congestion control: incast and burst\n"
 	       "  --soak SECONDS      matrices with fresh seeds until time is up\n"
 	       "  --qps N --msgs N --max-size BYTES --depth N\n"
 	       "  --mtu 256|512|1024|2048|4096 (default: from the seed)\n"
@@ -344,6 +373,7 @@ static void usage(void)
 	       "  --rd-atomic N       max_rd_atomic/max_dest_rd_atomic (default: seed)\n"
 	       "  --emit-busy PCT     emit() refuses a packet (TX queue full)\n"
 	       "  --emit-busy-us US   ... and goes on refusing for up to US (5.5)\n"
+	       "  --absent PCT        a copy finds its memory not present (ODP)\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -371,6 +401,7 @@ int main(int argc, char **argv)
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
 		{ "late-recv", 1, 0, 'L' }, { "rd-atomic", 1, 0, 'A' },
 		{ "emit-busy", 1, 0, 'E' }, { "emit-busy-us", 1, 0, 'B' },
+		{ "absent", 1, 0, 'P' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -461,6 +492,9 @@ int main(int argc, char **argv)
 		case 'E':
 			o.emit_busy_ppm = pct(optarg);
 			break;
+		case 'P':
+			o.absent_ppm = pct(optarg);
+			break;
 		case 'B':
 			o.emit_busy_ns = (u64)(atof(optarg) * 1000.0);
 			break;
@@ -494,11 +528,17 @@ int main(int argc, char **argv)
 	}
 	t0 = now_s();
 	if (suite) {
-		if (strcmp(suite, "check")) {
+		if (!strcmp(suite, "cc")) {
+			u32 f = 0;
+
+			tot.runs += sim_cc_suite(true, o.seed, &f);
+			tot.failed += f;
+		} else if (strcmp(suite, "check")) {
 			usage();
 			return 2;
+		} else {
+			suite_check(&o, seeds);
 		}
-		suite_check(&o, seeds);
 	} else if (soak_s > 0) {
 		soak(&o, soak_s);
 	} else {

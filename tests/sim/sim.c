@@ -78,6 +78,7 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		return 0;
 	}
 	f = sim_frame_get(roce + 48);
+	f->ect = s->o.cc;
 	off = sim_encap_hdr(f, ipv6, roce, (u16)(0xc000 | (q->qp.qpn & 0x3fff)),
 			    sq->side);
 	if (mc)
@@ -107,6 +108,19 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 		       sroce_opinfo(pkt->opcode)->name : "?", pkt->psn,
 		       pkt->paylen, pkt->hdr_len > 12 && (pkt->opcode & 0x1f) ==
 		       SROCE_OP_ACK ? " (ack)" : "");
+	if (s->o.nic_gbps) {
+		/* This sender's NIC is busy for the frame's time on its wire. */
+		struct sim_ev e;
+
+		memset(&e, 0, sizeof(e));
+		sq->tx_busy_until = s->now +
+			((u64)f->len * 8 + s->o.nic_gbps - 1) / s->o.nic_gbps;
+		e.t = sq->tx_busy_until;
+		e.type = SIM_EV_KICK;
+		e.side = sq->side;
+		e.idx = sq->idx;
+		sim_evq_push(&s->evq, &e);
+	}
 	if (sim_link_send(&s->link[sq->side], &s->evq, s->now, f)) {
 		if (s->o.trace && sq->idx == s->o.trace - 1)
 			printf("%12llu      ^ lost or corrupted\n",
@@ -154,6 +168,7 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 	int r;
 
 	s->st.rx_frames++;
+	sim_link_mark(&s->link[!side], f);
 	r = sim_decap(f, &bth, &len);
 	if (!r && f->corrupted) {
 		sim_fail(s, "a corrupted frame passed the ICRC check");
@@ -161,6 +176,8 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 	}
 	if (!r)
 		r = sroce_parse(bth, len, &pkt);
+	if (!r)
+		pkt.ce = f->ce;
 	/*
 	 * The addresses only where multicast runs: the connected QPs of
 	 * the other runs have no path GIDs to match them against.
@@ -388,6 +405,14 @@ u32 sim_add_pair(struct sim *s, enum sroce_qp_type type, u32 sq_size)
 	return i;
 }
 
+/* ODP: the glue finds a page not present and faults it in for later. */
+static bool sim_absent(void *arg)
+{
+	struct sim *s = arg;
+
+	return sroce_rng_ppm(&s->arng, s->o.absent_ppm);
+}
+
 int sim_setup(struct sim *s, const struct sim_opts *o)
 {
 	int mtu, ipv6;
@@ -398,6 +423,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	s->o = *o;
 	sroce_rng_derive(&s->rng, o->seed, 1, 0);
 	sroce_rng_derive(&s->erng, o->seed, 3, 0);
+	sroce_rng_derive(&s->arng, o->seed, 4, 0);
 	/* Always draw, so that fixing them on the command line replays. */
 	mtu = 1 + (int)sroce_rng_below(&s->rng, 5);
 	ipv6 = (int)sroce_rng_below(&s->rng, 2);
@@ -410,9 +436,18 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 	if (s->o.ipv6 < 0)
 		s->o.ipv6 = ipv6;
 	sim_evq_init(&s->evq);
+	if (o->cc)
+		sroce_cc_defaults(&s->cc, o->nic_gbps ? o->nic_gbps * 1000000 :
+				  o->link.gbps * 1000000);
 	for (side = 0; side < 2; side++) {
 		sroce_ep_init(&s->ep[side], sim_emit, s);
 		s->ep[side].ud_mtu = (u8)s->o.mtu;
+		if (o->cc)
+			s->ep[side].cc = &s->cc;
+		if (s->o.absent_ppm) {
+			s->ep[side].absent = sim_absent;
+			s->ep[side].absent_arg = s;
+		}
 		sroce_ep_add_ah(&s->ep[side], !side, s->o.ipv6 > 0);
 		s->link[side].cfg = o->link;
 		s->link[side].to_side = !side;

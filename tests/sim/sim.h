@@ -30,8 +30,12 @@ struct sim_opts {
 	u32 rd_atomic;		/* max_rd_atomic = max_dest_rd_atomic; 0: seed */
 	u32 emit_busy_ppm;	/* emit() refuses: the TX queue is full */
 	u64 emit_busy_ns;	/* for up to this long (0: 5.5 us) */
+	u32 absent_ppm;		/* a copy finds memory not present (ODP) */
 	u8 timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	struct sim_link_cfg link;
+	/* Per-sender NIC rate: emit refuses while the last frame serialises. */
+	u64 nic_gbps;
+	bool cc;		/* DCQCN on: ECT frames, CNPs, rate limiting */
 	bool verbose;
 	u32 trace;		/* 1 + index of a QP pair to trace */
 };
@@ -68,6 +72,7 @@ struct sim {
 	struct sim_opts o;
 	struct sroce_rng rng;
 	struct sroce_rng erng;		/* emit refusals */
+	struct sroce_rng arng;		/* memory not present */
 	struct sim_evq evq;
 	struct sim_link link[2];	/* link[s]: frames sent by side s */
 	struct sroce_ep ep[2];
@@ -85,6 +90,7 @@ struct sim {
 		       const struct sroce_cqe *c);
 	void *wl;			/* workload state */
 	struct sim_mcast *mc;		/* mcast.c's group, or NULL */
+	struct sroce_cc_params cc;	/* when o.cc */
 };
 
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -118,5 +124,12 @@ bool sim_mcast_ah(const struct sim *s, u8 side, u32 ah);
 void sim_mcast_rx(struct sim *s, u8 side, const struct sroce_pkt *pkt,
 		  const struct sroce_ep_rx *rx, bool looped);
 extern const char *const sim_scenarios[];
+
+/*
+ * Congestion control (cc.c): incast and a long flow meeting a burst
+ * through a switch queue, CC on and off; prints the table, fails a run
+ * that misses the targets.  Returns runs done and counts failures.
+ */
+u32 sim_cc_suite(bool full, u64 seed, u32 *failed);
 
 #endif /* SROCE_SIM_H */

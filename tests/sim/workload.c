@@ -320,7 +320,8 @@ static long region_check(struct sim *s, const struct wl_region *r,
 /*
  * As region_check(), but with @tail_any the logical bytes after the
  * first @n may hold anything (a UC receive buffer may keep the start of
- * a message that was dropped half-way: IBA 9.8.3, the WQE is reused).
+ * a message that was dropped half-way: IBA 9.8.3, the WQE is reused;
+ * so may a UD one when a page was not present).
  */
 static long region_check_tail(struct sim *s, const struct wl_region *r,
 			      const u8 *want, u64 n, bool tail_any)
@@ -1011,8 +1012,13 @@ static void recv_cqe(struct sim *s, struct sim_qp *sq,
 				done += k;
 			}
 		}
+		/*
+		 * UD too with ODP: a datagram dropped half-placed for a page
+		 * not present leaves its start in the WQE it reuses.
+		 */
 		bad = region_check_tail(s, &rv->buf, data, (u64)len + grh,
-					fl->type == SROCE_QPT_UC);
+					fl->type == SROCE_QPT_UC ||
+					(ud && s->o.absent_ppm));
 		if (bad >= 0)
 			sim_fail(s, "flow %s seq %u %s len %u: receive byte %ld wrong",
 				 fname(fl), seq, wr_name[mt->op], len, bad);

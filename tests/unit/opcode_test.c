@@ -79,6 +79,7 @@ static const struct want want_ops[] = {
 	{ 0xb7, 20, "XRC_SEND_ONLY_INV" },
 	{ 0x64, 20, "UD_SEND_ONLY" },
 	{ 0x65, 24, "UD_SEND_ONLY_IMM" },
+	{ 0x81, 28, "CNP" },
 };
 
 static const struct want *find_want(unsigned int opc)
@@ -109,7 +110,7 @@ START_TEST(test_exact_set)
 		ck_assert_uint_le(op->hdr_len, SROCE_MAX_HDR_LEN);
 	}
 	ck_assert_uint_eq(n, ARRAY_SIZE(want_ops));
-	ck_assert_uint_eq(n, 62);
+	ck_assert_uint_eq(n, 63);
 }
 END_TEST
 
@@ -124,6 +125,12 @@ START_TEST(test_flag_invariants)
 		if (!op)
 			continue;
 		f = op->flags;
+		/* a CNP is neither request nor response, and nothing else */
+		if (f & SROCE_OPF_CNP) {
+			ck_assert_uint_eq(opc, SROCE_OPC_CNP);
+			ck_assert_uint_eq(f, SROCE_OPF_CNP);
+			continue;
+		}
 		/* exactly one direction */
 		ck_assert_msg(!(f & SROCE_OPF_REQ) != !(f & SROCE_OPF_RESP),
 			      "%s direction", op->name);
@@ -185,7 +192,7 @@ START_TEST(test_specific_flags)
 	ck_assert(op->flags & SROCE_OPF_XRCETH);
 	op = sroce_opinfo(SROCE_OPC(XRC, ACK));
 	ck_assert(!(op->flags & SROCE_OPF_XRCETH));
-	/* reserved, RD, CNP and XRC placement are not spoken */
+	/* reserved, RD, XRC placement and CNP's neighbours are not spoken */
 	ck_assert_ptr_null(sroce_opinfo(0x15));
 	ck_assert_ptr_null(sroce_opinfo(0x18));
 	ck_assert_ptr_null(sroce_opinfo(0x1f));
@@ -193,6 +200,7 @@ START_TEST(test_specific_flags)
 	ck_assert_ptr_null(sroce_opinfo(0x40));
 	ck_assert_ptr_null(sroce_opinfo(0x60));
 	ck_assert_ptr_null(sroce_opinfo(0x80));
+	ck_assert_ptr_null(sroce_opinfo(0x82));
 	ck_assert_ptr_null(sroce_opinfo(0xb5));
 	ck_assert_ptr_null(sroce_opinfo(0xbc));
 	ck_assert_ptr_null(sroce_opinfo(0xbd));

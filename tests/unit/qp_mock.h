@@ -74,6 +74,7 @@ struct mock {
 	u32 key_only;		/* mem_access calls with SROCE_ACCESS_KEY_ONLY */
 	u32 invalidated;
 	int fail_invalidate;
+	u32 absent;		/* memory "not present": refuse this many writes */
 };
 
 static int mock_next_send(void *ctx, struct sroce_send_wqe *out)
@@ -184,8 +185,13 @@ static int mock_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 {
 	const struct mock_payload *pl = payload;
 	u8 *d = mock_ptr(dst->mr, dst->va + off);
+	struct mock *m = ctx;
 	u32 i;
 
+	if (m->absent) {
+		m->absent--;
+		return -SROCE_EAGAIN;
+	}
 	ck_assert_uint_le(off + len, dst->len);
 	if (poff >= SROCE_COPY_GRH) {
 		/* GRH image: byte k reads as 0xa0 + k, recognisable in tests. */
@@ -201,6 +207,12 @@ static int mock_copy_in(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 static int mock_store(void *ctx, const struct sroce_mem_ref *dst, u32 off,
 		      const void *src, u32 len)
 {
+	struct mock *m = ctx;
+
+	if (m->absent) {
+		m->absent--;
+		return -SROCE_EAGAIN;
+	}
 	ck_assert_uint_le(off + len, dst->len);
 	memcpy(mock_ptr(dst->mr, dst->va + off), src, len);
 	return 0;
@@ -212,6 +224,10 @@ static int mock_atomic(void *ctx, const struct sroce_mem_ref *dst, u8 op,
 	struct mock *m = ctx;
 	u64 v;
 
+	if (m->absent) {
+		m->absent--;
+		return -SROCE_EAGAIN;
+	}
 	m->atomics++;
 	memcpy(&v, mock_ptr(dst->mr, dst->va), 8);
 	*orig = v;

@@ -10,8 +10,11 @@
 # moved during the case, "NAME +N" (sroce_ctr_delta, tests/vm/lib.sh),
 # and $SROCE_OUT/CASE.cpu: the guest's context switches and CPU time
 # (user, system, softirq, idle, in ms) during the case.
-# A case is NAME:TOOL:SIZE:QPS:LOSS[:MTU[:SMP]], e.g.
+# A case is NAME:TOOL:SIZE:QPS:LOSS[:MTU[:SMP[:CC]]], e.g.
 # write_bw_64k:ib_write_bw:65536:1:0 or write_bw_64k_mtu9k:...:0:9000.
+# CC "on" or "off": guest b's egress is a 50 Mb/s tbf whose queue is
+# fq_codel with ECN marking, and sroce's cc_enable is set so for the case
+# (Documentation/congestion.rst); the retransmits land in CASE.ctrs.
 # MTU (default 1500) is set on SROCE_IF in both guests for the case and
 # perftest gets the RoCE MTU that goes with it (-m); SMP is the vCPUs per
 # guest the case is meant for: scripts/bench.sh boots the pair with them,
@@ -108,7 +111,7 @@ stats() {
 }
 
 for c in ${SROCE_BENCH_CASES:?}; do
-	IFS=: read -r name tool size qps loss mtu smp <<<"$c"
+	IFS=: read -r name tool size qps loss mtu smp cc <<<"$c"
 	mtu=${mtu:-$base_mtu}
 	[[ ${smp:-1} == "$(nproc)" ]] || log "$name is for ${smp:-1} vCPUs, this guest has $(nproc)"
 	port=$((port + 1))
@@ -130,6 +133,18 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	# perftest's latency tools have no message-rate column; bw ones do.
 	tc qdisc del dev "$SROCE_IF" root 2>/dev/null || true
 	[[ $loss != 0 ]] && tc qdisc add dev "$SROCE_IF" root netem loss "$loss%"
+	if [[ -n ${cc:-} ]]; then
+		v=N
+		[[ $cc == on ]] && v=Y
+		[[ $SROCE_DRIVER == sroce ]] &&
+			echo "$v" >/sys/module/sroce/parameters/cc_enable
+		if is_b; then
+			tc qdisc add dev "$SROCE_IF" root handle 1: tbf rate 50mbit \
+				burst 16k latency 50ms
+			tc qdisc add dev "$SROCE_IF" parent 1:1 handle 10: \
+				fq_codel ecn
+		fi
+	fi
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr0"
 	cpu_stat >"$SROCE_OUT/$name.cpu0"
 	sroce_barrier "case.$name"
@@ -159,6 +174,9 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	sroce_ctrs "$SROCE_DEV" >"$SROCE_OUT/$name.ctr1"
 	cpu_stat >"$SROCE_OUT/$name.cpu1"
 	[[ $mtu != "$base_mtu" ]] && set_mtu "$base_mtu"
+	if [[ -n ${cc:-} && $SROCE_DRIVER == sroce ]]; then
+		echo Y >/sys/module/sroce/parameters/cc_enable
+	fi
 	sroce_ctr_delta "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1" >"$SROCE_OUT/$name.ctrs"
 	rm -f "$SROCE_OUT/$name.ctr0" "$SROCE_OUT/$name.ctr1"
 	awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' \

@@ -33,6 +33,11 @@
  * it on the QP, a FLUSH (global visibility) of its range or of the whole
  * MR: both completions, in that order, and every byte are checked.
  *
+ * --odp (give it to both sides) registers the areas with
+ * IBV_ACCESS_ON_DEMAND and drops their pages (MADV_DONTNEED) before each
+ * round fills them: every round's transfers fault the pages in again
+ * after an invalidation (Documentation/odp.rst).
+ *
  * Perftest does not look at data; this does, byte for byte, on both sides.
  * Exit status: 0 all verified, 1 a check failed, 2 usage or setup error.
  */
@@ -46,6 +51,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -177,6 +183,7 @@ static struct {
 	bool flush_range_only;	/* client: no whole-MR FLUSH */
 	const char *no_flush;	/* client: no FLUSH at all, for this reason */
 	const char *qpn_file;
+	bool odp;		/* on-demand paging MRs, dropped every round */
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
 	.ops = 300, .nqp = 4, .max_size = 16u << 20, .sge = DEFAULT_SGE,
@@ -668,7 +675,8 @@ static void create_objects(void)
 		if (!g.area[i])
 			setup_fail("out of memory for %" PRIu64 " bytes", g.area_len);
 		memset(g.area[i], 0, g.area_len);
-		g.mr[i] = ibv_reg_mr(g.pd, g.area[i], g.area_len, access);
+		g.mr[i] = ibv_reg_mr(g.pd, g.area[i], g.area_len, access |
+				     (opt.odp ? IBV_ACCESS_ON_DEMAND : 0));
 		if (!g.mr[i])
 			setup_fail("ibv_reg_mr %" PRIu64 " bytes: %s", g.area_len,
 				   strerror(errno));
@@ -947,12 +955,27 @@ static void poll_n(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int n,
 	st.completions += n;
 }
 
+/*
+ * --odp: drop every page of the MRs before the round fills them, so the
+ * device's copies are invalidated and each round faults them in again.
+ */
+static void odp_drop(void)
+{
+	uint32_t i;
+
+	for (i = 0; opt.odp && i < g.p.nqp; i++)
+		if (madvise(g.area[i], (g.area_len + 4095) & ~4095ull,
+			    MADV_DONTNEED))
+			setup_fail("madvise: %s", strerror(errno));
+}
+
 static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_t k0)
 {
 	static struct ibv_wc wc[2 * ROUND_OPS + 1];
 	uint8_t fill = round_fill(round);
 	unsigned int i, j, ncomp = 0;
 
+	odp_drop();
 	/* Sources hold the pattern, sinks the round's fill byte. */
 	for (i = 0; i < n; i++) {
 		struct op *o = &ops[i];
@@ -1132,6 +1155,7 @@ static void server_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 	unsigned int i, j, nrecv = 0;
 	unsigned int order[MAX_QP][SLOT_WR], nq[MAX_QP] = { 0 };
 
+	odp_drop();
 	for (i = 0; i < n; i++) {
 		struct op *o = &ops[i];
 		uint8_t *a = g.area[o->qp];
@@ -1303,6 +1327,8 @@ static void usage(void)
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
 		"       [--flush-range-only]   client: no whole-MR FLUSH\n"
 		"       [--no-flush REASON]    client: no FLUSH, saying why ('+' = ' ')\n"
+		"       [--odp]                both sides: on-demand paging MRs, their\n"
+		"                              pages dropped (MADV_DONTNEED) every round\n"
 		"       integrity --plan [--seed N --ops N ...]   print the operations\n"
 		"  client options (--seed --ops --bytes --qps --max-size --sge --inline)\n"
 		"  rule both sides\n");
@@ -1333,6 +1359,7 @@ int main(int argc, char **argv)
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
 		{ "flush-range-only", 0, NULL, 'R' }, { "no-flush", 1, NULL, 'F' },
+		{ "odp", 0, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct op ops[ROUND_OPS];
@@ -1362,6 +1389,7 @@ int main(int argc, char **argv)
 		case 'I': opt.inl = num(optarg); break;
 		case 'R': opt.flush_range_only = true; break;
 		case 'F': opt.no_flush = optarg; break;
+		case 'O': opt.odp = true; break;
 		default: usage();
 		}
 	}

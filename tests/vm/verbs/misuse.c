@@ -1053,6 +1053,134 @@ static struct result wc_lkey_after_rereg(void)
 	return wc_row_mr(&p, p.a, mr);
 }
 
+/* ---- rows: on-demand paging (Documentation/odp.rst) -------------------- */
+
+/* Does the device report explicit (and with @implicit, implicit) ODP? */
+static bool has_odp(bool implicit)
+{
+	struct ibv_device_attr_ex a;
+	uint32_t want = IBV_ODP_SUPPORT |
+			(implicit ? IBV_ODP_SUPPORT_IMPLICIT : 0);
+
+	memset(&a, 0, sizeof(a));
+	return !ibv_query_device_ex(ctx, NULL, &a) &&
+	       (a.odp_caps.general_caps & want) == want;
+}
+
+/*
+ * An ODP MR in @p's PD over two fresh pages, the second unmapped after
+ * registration (and held PROT_NONE so no other mapping lands there).
+ */
+static struct ibv_mr *odp_with_hole(struct pair *p, uint8_t **mem, int *e)
+{
+	struct ibv_mr *mr;
+	uint8_t *m;
+
+	m = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		*e = errno;
+		return NULL;
+	}
+	mr = ibv_reg_mr(p->pd, m, 8192, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_ON_DEMAND);
+	if (!mr) {
+		*e = errno;
+		munmap(m, 8192);
+		return NULL;
+	}
+	munmap(m + 4096, 4096);
+	mmap(m + 4096, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	     MAP_FIXED, -1, 0);
+	*mem = m;
+	return mr;
+}
+
+static struct result wc_odp_write_unmapped(void)
+{
+	struct result r;
+	struct ibv_mr *mr;
+	struct pair p;
+	uint8_t *m;
+	int e;
+
+	if (!has_odp(false))
+		return skipped("no ODP");
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = odp_with_hole(&p, &m, &e);
+	if (!mr) {
+		pair_free(&p);
+		return setup_failed("reg_mr ON_DEMAND", e);
+	}
+	e = post1(p.a, IBV_WR_RDMA_WRITE, p.buf, 64, p.mr->lkey,
+		  (uintptr_t)m + 4096, mr->rkey);
+	if (e) {
+		ibv_dereg_mr(mr);
+		pair_free(&p);
+		munmap(m, 8192);
+		return setup_failed("post", e);
+	}
+	r = wc_row_mr(&p, p.a, mr);
+	munmap(m, 8192);
+	return r;
+}
+
+static struct result wc_odp_send_from_unmapped(void)
+{
+	struct result r;
+	struct ibv_mr *mr;
+	struct pair p;
+	uint8_t *m;
+	int e;
+
+	if (!has_odp(false))
+		return skipped("no ODP");
+	PAIR(&p, ALL_REMOTE, 7);
+	mr = odp_with_hole(&p, &m, &e);
+	if (!mr) {
+		pair_free(&p);
+		return setup_failed("reg_mr ON_DEMAND", e);
+	}
+	e = recv1(p.b, p.buf + 4096, 64, p.mr->lkey);
+	e = e ?: post1(p.a, IBV_WR_SEND, m + 4096, 64, mr->lkey, 0, 0);
+	if (e) {
+		ibv_dereg_mr(mr);
+		pair_free(&p);
+		munmap(m, 8192);
+		return setup_failed("post", e);
+	}
+	r = wc_row_mr(&p, p.a, mr);
+	munmap(m, 8192);
+	return r;
+}
+
+static struct result advise_mr_non_odp(void)
+{
+	struct ibv_sge sge;
+	struct result r;
+	struct pair p;
+
+	if (!has_odp(false))
+		return skipped("no ODP");
+	PAIR(&p, ALL_REMOTE, 7);
+	sge = (struct ibv_sge){ (uintptr_t)p.buf, 4096, p.mr->lkey };
+	r = got_errno(ibv_advise_mr(p.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1));
+	pair_free(&p);
+	return r;
+}
+
+static struct result mr_implicit_odp(void)
+{
+	if (!has_odp(false))
+		return skipped("no ODP");
+	if (has_odp(true))
+		return skipped("the device offers implicit ODP");
+	return reg(NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE |
+		   IBV_ACCESS_ON_DEMAND);
+}
+
 static struct result wc_rkey_after_rereg(void)
 {
 	struct ibv_mr *mr;
@@ -1502,6 +1630,10 @@ static const struct row rows[] = {
 	{ "wc_bad_rkey", WC, IBV_WC_REM_ACCESS_ERR, wc_bad_rkey },
 	{ "wc_rkey_after_dereg", WC, IBV_WC_REM_ACCESS_ERR, wc_rkey_after_dereg },
 	{ "wc_lkey_after_rereg", WC, IBV_WC_LOC_PROT_ERR, wc_lkey_after_rereg },
+	{ "wc_odp_write_unmapped", WC, IBV_WC_REM_ACCESS_ERR, wc_odp_write_unmapped },
+	{ "wc_odp_send_from_unmapped", WC, IBV_WC_LOC_PROT_ERR, wc_odp_send_from_unmapped },
+	{ "advise_mr_non_odp", ERRNO, EINVAL, advise_mr_non_odp },
+	{ "mr_implicit_odp", ERRNO, EOPNOTSUPP, mr_implicit_odp },
 	{ "wc_rkey_after_rereg", WC, IBV_WC_REM_ACCESS_ERR, wc_rkey_after_rereg },
 	{ "wc_write_beyond_mr", WC, IBV_WC_REM_ACCESS_ERR, wc_write_beyond_mr },
 	{ "wc_write_mr_without_remote_write", WC, IBV_WC_REM_ACCESS_ERR,
