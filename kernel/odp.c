@@ -64,6 +64,13 @@ static unsigned long sroce_odp_entry(struct ib_umem_odp *umem,
 
 	if (!(pfn & HMM_PFN_VALID))
 		return 0;
+	/*
+	 * A page mapped read-only (PREFETCH_NO_FAULT takes any present page:
+	 * a file's page cache, the zero page, a COW page after fork) must not
+	 * take RDMA writes: absent, so that a write fault breaks it first.
+	 */
+	if (umem->umem.writable && !(pfn & HMM_PFN_WRITE))
+		return 0;
 	return (unsigned long)hmm_pfn_to_page(pfn);
 }
 
@@ -109,7 +116,7 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 			   unsigned long hi, bool fault, bool mark)
 {
 	unsigned long a, p, end;
-	int err = 0;
+	int err = 0, ret;
 
 	for (a = lo; a < hi; a = end) {
 		end = min(hi, a + SROCE_ODP_CHUNK);
@@ -119,11 +126,18 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 		}
 		if (!mark)
 			continue;
-		/* Some page of the chunk cannot be had: which ones. */
+		/*
+		 * Some page of the chunk cannot be had: which ones.  Only a
+		 * missing mapping or permission fails the access that needs
+		 * the page; a transient error (-EBUSY, -ENOMEM) leaves it
+		 * absent, to be asked for again on the retry.
+		 */
 		for (p = a; p < end; p += PAGE_SIZE) {
-			if (!sroce_odp_map(odp, p, PAGE_SIZE, fault))
+			ret = sroce_odp_map(odp, p, PAGE_SIZE, fault);
+			if (!ret)
 				continue;
-			sroce_odp_mark_bad(odp, p);
+			if (ret == -EFAULT || ret == -EPERM)
+				sroce_odp_mark_bad(odp, p);
 			err = -EFAULT;
 			cond_resched();
 		}
@@ -168,11 +182,23 @@ static void sroce_odp_add(struct sroce_odp *odp, unsigned long lo,
 		r->lo = lo;
 		r->hi = hi;
 		r->ahead = ahead;
-	} else {
-		r = &odp->pending[SROCE_ODP_PENDING - 1];
-		r->lo = min(r->lo, lo);
-		r->hi = max(r->hi, hi);
-		r->ahead = r->ahead && ahead;
+		return;
+	}
+	/*
+	 * Full.  Merging would let scattered accesses grow one range over
+	 * the whole MR; a needed range takes a read-ahead's place, else it
+	 * waits: the access that wants it is retried and asks again.
+	 */
+	if (ahead)
+		return;
+	for (i = 0; i < odp->npending; i++) {
+		r = &odp->pending[i];
+		if (r->ahead) {
+			r->lo = lo;
+			r->hi = hi;
+			r->ahead = false;
+			return;
+		}
 	}
 }
 
@@ -233,6 +259,12 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	struct ib_umem_odp *umem;
 	struct sroce_odp *odp;
 
+	/*
+	 * With IB_ACCESS_HUGETLB ib_core counts the umem in huge pages; the
+	 * table here is per PAGE_SIZE page.  Refused, not half supported.
+	 */
+	if (access & IB_ACCESS_HUGETLB)
+		return -EOPNOTSUPP;
 	odp = kzalloc(sizeof(*odp), GFP_KERNEL_ACCOUNT);
 	if (!odp)
 		return -ENOMEM;
@@ -240,6 +272,11 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	if (IS_ERR(umem)) {
 		kfree(odp);
 		return PTR_ERR(umem);
+	}
+	if (umem->page_shift != PAGE_SHIFT) {
+		ib_umem_odp_release(umem);
+		kfree(odp);
+		return -EOPNOTSUPP;
 	}
 	kref_init(&odp->ref);
 	spin_lock_init(&odp->lock);
@@ -401,11 +438,12 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		}
 		a = sroce_odp_addr(map, sg_list[i].addr);
 		if (!sync && fault) {
+			/* Advice only: what cannot be had is not marked. */
 			spin_lock_bh(&odp->lock);
-			sroce_odp_request(odp, a & PAGE_MASK,
-					  PAGE_ALIGN(a + sg_list[i].length),
-					  false);
+			sroce_odp_add(odp, a & PAGE_MASK,
+				      PAGE_ALIGN(a + sg_list[i].length), true);
 			spin_unlock_bh(&odp->lock);
+			queue_work(sroce_odp_wq, &odp->work);
 		}
 		rcu_read_unlock();
 		sroce_count(sdev, SROCE_CTR_ODP_PREFETCHES, 1);

@@ -462,6 +462,54 @@ static void advise(void)
 	munmap(t, 16 * PG);
 }
 
+/*
+ * Pages present but mapped read-only must not take RDMA writes: anonymous
+ * memory only read so far maps the shared zero page, which
+ * PREFETCH_NO_FAULT would otherwise hand to the data path as it is.  The
+ * WRITE must land in a page of this process's own, and the zero page stay
+ * zero for everyone.  And IBV_ACCESS_HUGETLB with ON_DEMAND is refused.
+ */
+static void read_only_pages(void)
+{
+	uint8_t *t = fresh(4 * PG), *u;
+	volatile uint8_t sum = 0;
+	struct ibv_sge sge;
+	struct ibv_mr *m;
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < 4 * PG; i += PG)
+		sum += t[i];
+	m = ibv_reg_mr(pd, t, 4 * PG, ODP);
+	CHECK("reg_mr ON_DEMAND over zero-page memory", m);
+	if (!m)
+		goto out;
+	sge = (struct ibv_sge){ .addr = (uintptr_t)t, .length = 4 * PG,
+				.lkey = m->lkey };
+	CHECK("advise_mr PREFETCH_NO_FAULT over it",
+	      !ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+			     IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1));
+	pattern(lbuf, 4 * PG, 77);
+	CHECK("WRITE over read-only mapped pages lands in our own copy",
+	      rdma(IBV_WR_RDMA_WRITE, m->rkey, t, 4 * PG) == 0 &&
+	      !memcmp(t, lbuf, 4 * PG));
+	u = fresh(4 * PG);
+	CHECK("the zero page is still zero", u && all(u, 0, 4 * PG));
+	if (u)
+		munmap(u, 4 * PG);
+	ibv_dereg_mr(m);
+	errno = 0;
+	m = ibv_reg_mr(pd, t, 4 * PG, ODP | IBV_ACCESS_HUGETLB);
+	CHECK("ON_DEMAND with HUGETLB: EOPNOTSUPP",
+	      !m && errno == EOPNOTSUPP);
+	if (m)
+		ibv_dereg_mr(m);
+out:
+	munmap(t, 4 * PG);
+	(void)sum;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -491,6 +539,7 @@ int main(int argc, char **argv)
 	invalidation();
 	forked();
 	advise();
+	read_only_pages();
 	ibv_dereg_mr(lmr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
