@@ -12,53 +12,10 @@
 #define VA	(MOCK_BASE + 0x1000)
 #define RVA	(MOCK_BASE + 0x40000)
 
-struct pair {
-	struct mock *a, *b;
-	u32 ca, cb;	/* delivery cursors into a->pkt, b->pkt */
-};
-
-static void pair_new(struct pair *p, enum sroce_qp_type t)
-{
-	struct sroce_qp_attr at;
-
-	memset(p, 0, sizeof(*p));
-	p->a = mock_new(t, 0x11, false);
-	p->b = mock_new(t, 0x22, false);
-	mock_attr(&at, 0x22);
-	mock_connect_attr(p->a, &at);
-	mock_attr(&at, 0x11);
-	at.sq_psn = 200;
-	at.rq_psn = 100;
-	mock_connect_attr(p->b, &at);
-}
-
-static void pair_free(struct pair *p)
-{
-	mock_free(p->a);
-	mock_free(p->b);
-}
-
-static void fill(struct mock *m, u64 va, u32 len, u8 seed)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		m->mem[va - MOCK_BASE + i] = (u8)(seed + i * 31);
-}
-
-static struct sroce_pkt parse(struct mock *m, u32 i)
-{
-	struct sroce_pkt p;
-	struct mock_payload pl;
-
-	mock_parse(m, i, &p, &pl);
-	return p;
-}
-
 /* B's last packet is an RNR NAK of @psn; A waits the RNR timer out. */
-static u64 pair_rnr(struct pair *p, u32 psn, u64 now)
+static u64 pair_rnr(struct mock_pair *p, u32 psn, u64 now)
 {
-	struct sroce_pkt k = parse(p->b, p->b->npkt - 1);
+	struct sroce_pkt k = mock_pkt(p->b, p->b->npkt - 1);
 	u64 t;
 
 	ck_assert_uint_eq(k.h.aeth.syndrome,
@@ -76,12 +33,12 @@ static u64 pair_rnr(struct pair *p, u32 psn, u64 now)
 /* A SEND whose middle packet meets absent memory: resent from there. */
 START_TEST(test_send_middle_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU + 500);
 	u64 t;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.a, VA, 2 * MTU + 500, 3);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.a, VA, 2 * MTU + 500, 3);
 	mock_post_send(p.a, &w);
 	mock_post_recv(p.b, 7, RVA, 4 * MTU);
 	sroce_qp_kick(&p.a->qp, 100, 0);
@@ -109,19 +66,19 @@ START_TEST(test_send_middle_absent)
 	mock_pump(p.b, &p.cb, p.a, t);
 	ck_assert_uint_eq(p.a->ncqe, 1);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* A WRITE's FIRST packet meets absent memory: the retry starts afresh. */
 START_TEST(test_write_first_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 2 * MTU);
 	u64 t;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.a, VA, 2 * MTU, 8);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.a, VA, 2 * MTU, 8);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -140,20 +97,20 @@ START_TEST(test_write_first_absent)
 	ck_assert_uint_eq(p.a->ncqe, 1);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
 	ck_assert_uint_eq(p.b->qp.state, SROCE_QPS_RTS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* An atomic target absent: executed once, after the RNR retry. */
 START_TEST(test_atomic_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1, VA,
 					   8);
 	u64 v = 1000, r;
 	u64 t;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	memcpy(p.b->mem + 0x40000, &v, 8);
 	w.atomic.remote_addr = RVA;
 	w.atomic.rkey = 0x100;
@@ -174,20 +131,20 @@ START_TEST(test_atomic_absent)
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
 	memcpy(&r, p.a->mem + 0x1000, 8);
 	ck_assert_uint_eq(r, 1000);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* The READ's local buffer is absent for one response: read again. */
 START_TEST(test_read_response_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 3 * MTU);
 	u64 now = 1;
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.b, RVA, 3 * MTU, 9);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.b, RVA, 3 * MTU, 9);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -208,19 +165,19 @@ START_TEST(test_read_response_absent)
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
 	ck_assert_int_eq(memcmp(p.a->mem + 0x1000, p.b->mem + 0x40000, 3 * MTU),
 			 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* The last (only) response lost to absent memory: the ACK timer resends. */
 START_TEST(test_atomic_response_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1, VA,
 					   8);
 	u64 v = 40, r, t;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	memcpy(p.b->mem + 0x40000, &v, 8);
 	w.atomic.remote_addr = RVA;
 	w.atomic.rkey = 0x100;
@@ -246,18 +203,18 @@ START_TEST(test_atomic_response_absent)
 	ck_assert_uint_eq(r, 40);
 	memcpy(&v, p.b->mem + 0x40000, 8);
 	ck_assert_uint_eq(v, 42);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* UD: the datagram is lost, its receive WQE kept for the next one. */
 START_TEST(test_ud_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 300);
 
-	pair_new(&p, SROCE_QPT_UD);
-	fill(p.a, VA, 300, 1);
+	mock_pair_new(&p, SROCE_QPT_UD);
+	mock_fill(p.a, VA, 300, 1);
 	w.ud.remote_qpn = 0x22;
 	w.ud.remote_qkey = 0x11111111;
 	mock_post_send(p.a, &w);
@@ -275,18 +232,18 @@ START_TEST(test_ud_absent)
 	ck_assert_uint_eq(p.b->cqe[0].byte_len, 340);
 	ck_assert_int_eq(memcmp(p.b->mem + 0x40000 + 40, p.a->mem + 0x1000,
 				300), 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 /* UC: the message is lost, no NAK; the next one is placed. */
 START_TEST(test_uc_absent)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU);
 
-	pair_new(&p, SROCE_QPT_UC);
-	fill(p.a, VA, 2 * MTU, 5);
+	mock_pair_new(&p, SROCE_QPT_UC);
+	mock_fill(p.a, VA, 2 * MTU, 5);
 	mock_post_send(p.a, &w);
 	w = mock_wqe(SROCE_WR_SEND, 2, VA, 10);
 	mock_post_send(p.a, &w);
@@ -301,7 +258,7 @@ START_TEST(test_uc_absent)
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->cqe[0].byte_len, 10);
 	ck_assert_int_eq(memcmp(p.b->mem + 0x40000, p.a->mem + 0x1000, 10), 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 

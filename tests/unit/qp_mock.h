@@ -570,6 +570,55 @@ static u32 cap_load(const char *name, struct cap_pkt *out, u32 max)
 	return n;
 }
 
+/*
+ * Two connected mocks: A (QPN 0x11) and B (0x22), B starting at send PSN
+ * 200 and receive PSN 100, with delivery cursors into a->pkt and b->pkt.
+ */
+struct mock_pair {
+	struct mock *a, *b;
+	u32 ca, cb;
+};
+
+static void mock_pair_new(struct mock_pair *p, enum sroce_qp_type t)
+{
+	struct sroce_qp_attr at;
+
+	memset(p, 0, sizeof(*p));
+	p->a = mock_new(t, 0x11, false);
+	p->b = mock_new(t, 0x22, false);
+	mock_attr(&at, 0x22);
+	mock_connect_attr(p->a, &at);
+	mock_attr(&at, 0x11);
+	at.sq_psn = 200;
+	at.rq_psn = 100;
+	mock_connect_attr(p->b, &at);
+}
+
+static void mock_pair_free(struct mock_pair *p)
+{
+	mock_free(p->a);
+	mock_free(p->b);
+}
+
+/* @len bytes of a pattern from @seed at @va of @m's memory. */
+static void mock_fill(struct mock *m, u64 va, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		m->mem[va - MOCK_BASE + i] = (u8)(seed + i * 31);
+}
+
+/* The headers of @m's @i-th emitted packet. */
+static struct sroce_pkt mock_pkt(struct mock *m, u32 i)
+{
+	struct sroce_pkt p;
+	struct mock_payload pl;
+
+	mock_parse(m, i, &p, &pl);
+	return p;
+}
+
 /* Silence unused-function warnings for helpers a file does not use. */
 static inline void mock_use_all(void)
 {
@@ -588,6 +637,10 @@ static inline void mock_use_all(void)
 	(void)mock_deliver;
 	(void)mock_reg_at;
 	(void)cap_load;
+	(void)mock_pair_new;
+	(void)mock_pair_free;
+	(void)mock_fill;
+	(void)mock_pkt;
 }
 
 #endif /* SROCE_TEST_QP_MOCK_H */

@@ -11,58 +11,15 @@
 #define VA	(MOCK_BASE + 0x1000)
 #define RVA	(MOCK_BASE + 0x40000)
 
-struct pair {
-	struct mock *a, *b;
-	u32 ca, cb;	/* delivery cursors into a->pkt, b->pkt */
-};
-
-static void pair_new(struct pair *p, enum sroce_qp_type t)
-{
-	struct sroce_qp_attr at;
-
-	memset(p, 0, sizeof(*p));
-	p->a = mock_new(t, 0x11, false);
-	p->b = mock_new(t, 0x22, false);
-	mock_attr(&at, 0x22);
-	mock_connect_attr(p->a, &at);
-	mock_attr(&at, 0x11);
-	at.sq_psn = 200;
-	at.rq_psn = 100;
-	mock_connect_attr(p->b, &at);
-}
-
-static void pair_free(struct pair *p)
-{
-	mock_free(p->a);
-	mock_free(p->b);
-}
-
-static void fill(struct mock *m, u64 va, u32 len, u8 seed)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		m->mem[va - MOCK_BASE + i] = (u8)(seed + i * 31);
-}
-
-static struct sroce_pkt parse(struct mock *m, u32 i)
-{
-	struct sroce_pkt p;
-	struct mock_payload pl;
-
-	mock_parse(m, i, &p, &pl);
-	return p;
-}
-
 START_TEST(test_send_recv)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_IMM, 1, VA,
 					   2 * MTU + 500);
 	struct sroce_pkt k;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.a, VA, 2 * MTU + 500, 3);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.a, VA, 2 * MTU + 500, 3);
 	w.ex = 0xcafe;
 	w.send_flags |= SROCE_SEND_SOLICITED;
 	mock_post_send(p.a, &w);
@@ -81,7 +38,7 @@ START_TEST(test_send_recv)
 				2 * MTU + 500), 0);
 	/* One ACK, for the AckReq on the LAST packet. */
 	ck_assert_uint_eq(p.b->npkt, 1);
-	k = parse(p.b, 0);
+	k = mock_pkt(p.b, 0);
 	ck_assert_uint_eq(k.h.bth.opcode, SROCE_OPC(RC, ACK));
 	ck_assert_uint_eq(k.h.bth.psn, 102);
 	ck_assert_uint_eq(k.h.bth.dqpn, 0x11);
@@ -90,16 +47,16 @@ START_TEST(test_send_recv)
 	mock_pump(p.b, &p.cb, p.a, 2);
 	ck_assert_uint_eq(p.a->ncqe, 1);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_delayed_ack)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 3 * MTU);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -111,19 +68,19 @@ START_TEST(test_delayed_ack)
 			  1000 + SROCE_ACK_DELAY_NS);
 	sroce_qp_on_deadline(&p.b->qp, 1000 + SROCE_ACK_DELAY_NS);
 	ck_assert_uint_eq(p.b->npkt, 1);
-	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 101);
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.bth.psn, 101);
 	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), U64_MAX);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_ack_every)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 130 * MTU);
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -134,26 +91,26 @@ START_TEST(test_ack_every)
 		p.a->pkt[i].b[8] &= 0x7f;
 	mock_pump(p.a, &p.ca, p.b, 1);
 	ck_assert_uint_eq(p.b->npkt, 2);
-	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 100 + 63);
-	ck_assert_uint_eq(parse(p.b, 1).h.bth.psn, 100 + 127);
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.bth.psn, 100 + 63);
+	ck_assert_uint_eq(mock_pkt(p.b, 1).h.bth.psn, 100 + 127);
 	/* The last two wait for the delayed ACK. */
 	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), 1 + SROCE_ACK_DELAY_NS);
 	sroce_qp_on_deadline(&p.b->qp, 1 + SROCE_ACK_DELAY_NS);
-	ck_assert_uint_eq(parse(p.b, 2).h.bth.psn, 100 + 129);
+	ck_assert_uint_eq(mock_pkt(p.b, 2).h.bth.psn, 100 + 129);
 	mock_pump(p.b, &p.cb, p.a, 2);
 	ck_assert_uint_eq(p.a->ncqe, 1);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_psn_ahead_nak_once)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
 	struct sroce_pkt k;
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	for (i = 0; i < 3; i++)
@@ -161,7 +118,7 @@ START_TEST(test_psn_ahead_nak_once)
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_PSN_INVALID);
 	ck_assert_uint_eq(p.b->npkt, 1);
-	k = parse(p.b, 0);
+	k = mock_pkt(p.b, 0);
 	ck_assert_uint_eq(k.h.aeth.syndrome, mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR));
 	ck_assert_uint_eq(k.h.bth.psn, 100);
 	/* Once only. */
@@ -177,20 +134,20 @@ START_TEST(test_psn_ahead_nak_once)
 	p.ca = 3;
 	mock_pump(p.a, &p.ca, p.b, 5);
 	ck_assert_uint_eq(p.b->npkt, 4);
-	ck_assert_uint_eq(parse(p.b, 3).h.bth.psn, 102);
+	ck_assert_uint_eq(mock_pkt(p.b, 3).h.bth.psn, 102);
 	p.cb = 1;
 	mock_pump(p.b, &p.cb, p.a, 6);
 	ck_assert_uint_eq(p.a->ncqe, 3);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_duplicates)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	mock_post_send(p.a, &w);
 	mock_post_recv(p.b, 1, RVA, 4 * MTU);
 	mock_post_recv(p.b, 2, RVA, 4 * MTU);
@@ -203,28 +160,28 @@ START_TEST(test_duplicates)
 	/* LAST again: re-ACKed, nothing placed twice. */
 	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 2), SROCE_DROP_NONE);
 	ck_assert_uint_eq(p.b->npkt, 2);
-	ck_assert_uint_eq(parse(p.b, 1).h.bth.psn, 101);
+	ck_assert_uint_eq(mock_pkt(p.b, 1).h.bth.psn, 101);
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->rw_head, 1);
 	ck_assert_uint_eq(p.b->qp.stats.dup_requests, 2);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_rnr)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 100);
 	struct sroce_pkt k;
 	u64 t;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	mock_post_send(p.a, &w);
 	w.wr_id = 2;
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NO_RESOURCE);
-	k = parse(p.b, 0);
+	k = mock_pkt(p.b, 0);
 	ck_assert_uint_eq(k.h.aeth.syndrome,
 			  sroce_aeth_syndrome(SROCE_AETH_RNR_NAK, 1));
 	ck_assert_uint_eq(k.h.bth.psn, 100);
@@ -244,19 +201,19 @@ START_TEST(test_rnr)
 	mock_pump(p.b, &p.cb, p.a, t);
 	ck_assert_uint_eq(p.a->ncqe, 2);
 	ck_assert_uint_eq(p.b->qp.stats.rnr_naks_sent, 1);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_rnr_on_write_imm_last)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 1, VA,
 					   2 * MTU);
 	u64 t;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.a, VA, 2 * MTU, 4);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.a, VA, 2 * MTU, 4);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -264,7 +221,7 @@ START_TEST(test_rnr_on_write_imm_last)
 	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
 	/* The receive WQE is needed only at the LAST packet. */
 	ck_assert_int_eq(mock_deliver(p.a, 1, p.b, 1), SROCE_DROP_NO_RESOURCE);
-	ck_assert_uint_eq(parse(p.b, 0).h.bth.psn, 101);
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.bth.psn, 101);
 	p.ca = 2;
 	mock_pump(p.b, &p.cb, p.a, 2);
 	ck_assert_uint_eq(p.a->ncqe, 0);
@@ -282,17 +239,17 @@ START_TEST(test_rnr_on_write_imm_last)
 	mock_pump(p.b, &p.cb, p.a, t);
 	ck_assert_uint_eq(p.a->ncqe, 1);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_uc_no_recv_then_next_message)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 1, VA,
 					   2 * MTU);
 
-	pair_new(&p, SROCE_QPT_UC);
+	mock_pair_new(&p, SROCE_QPT_UC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -306,24 +263,24 @@ START_TEST(test_uc_no_recv_then_next_message)
 	ck_assert_int_eq(mock_deliver(p.a, 3, p.b, 1), SROCE_DROP_NONE);
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->cqe[0].opcode, SROCE_WC_RECV_RDMA_WITH_IMM);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_write_access_errors)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
 	struct sroce_pkt k;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x999;
 	mock_post_send(p.a, &w);
 	mock_post_recv(p.b, 5, RVA, 10);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 1), SROCE_DROP_NONE);
-	k = parse(p.b, 0);
+	k = mock_pkt(p.b, 0);
 	ck_assert_uint_eq(k.h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
@@ -336,24 +293,24 @@ START_TEST(test_write_access_errors)
 	mock_pump(p.b, &p.cb, p.a, 2);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_REM_ACCESS_ERR);
 	ck_assert_uint_eq(p.a->qp.stats.access_naks_rcvd, 1);
-	pair_free(&p);
+	mock_pair_free(&p);
 
 	/* Out of the MR's bounds. */
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.rkey = 0x100;
 	w.rdma.remote_addr = MOCK_BASE + MOCK_MEM - 4;
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	mock_deliver(p.a, 0, p.b, 1);
-	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_qp_access_flags)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 10);
 	struct sroce_qp_attr a;
 
@@ -371,22 +328,22 @@ START_TEST(test_qp_access_flags)
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	mock_deliver(p.a, 0, p.b, 1);
-	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_REMOTE_ACCESS));
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_read_and_replay)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 3 * MTU + 5);
 	struct sroce_pkt k;
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.b, RVA, 3 * MTU + 5, 9);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.b, RVA, 3 * MTU + 5, 9);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -394,14 +351,14 @@ START_TEST(test_read_and_replay)
 	mock_pump(p.a, &p.ca, p.b, 1);
 	ck_assert_uint_eq(p.b->npkt, 4);
 	for (i = 0; i < 4; i++) {
-		k = parse(p.b, i);
+		k = mock_pkt(p.b, i);
 		ck_assert_uint_eq(k.h.bth.psn, 100 + i);
 		ck_assert_uint_eq(k.paylen, i < 3 ? MTU : 5);
 	}
 	ck_assert_uint_eq(mock_opcode(p.b, 0), SROCE_OPC(RC, READ_RESP_FIRST));
 	ck_assert_uint_eq(mock_opcode(p.b, 1), SROCE_OPC(RC, READ_RESP_MIDDLE));
 	ck_assert_uint_eq(mock_opcode(p.b, 3), SROCE_OPC(RC, READ_RESP_LAST));
-	ck_assert_uint_eq(parse(p.b, 3).h.aeth.msn, 1);
+	ck_assert_uint_eq(mock_pkt(p.b, 3).h.aeth.msn, 1);
 	ck_assert_uint_eq(p.b->qp.resp.psn, 104);
 
 	/* Response 101 is lost: A re-reads from 101, B replays from there. */
@@ -422,17 +379,17 @@ START_TEST(test_read_and_replay)
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_SUCCESS);
 	ck_assert_int_eq(memcmp(p.a->mem + 0x1000, p.b->mem + 0x40000,
 				3 * MTU + 5), 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_responses_not_overtaken)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 40 * MTU);
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -454,7 +411,7 @@ START_TEST(test_responses_not_overtaken)
 	ck_assert(!sroce_qp_pending(&p.b->qp));
 	mock_pump(p.b, &p.cb, p.a, 3);
 	ck_assert_uint_eq(p.a->ncqe, 2);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -462,9 +419,9 @@ END_TEST
  * A 64-byte READ (@w) from A completes; then a network duplicate of its
  * request reaches B while B's TX refuses everything, reviving the answer.
  */
-static void read_then_dup(struct pair *p, struct sroce_send_wqe *w)
+static void read_then_dup(struct mock_pair *p, struct sroce_send_wqe *w)
 {
-	pair_new(p, SROCE_QPT_RC);
+	mock_pair_new(p, SROCE_QPT_RC);
 	w->rdma.remote_addr = RVA;
 	w->rdma.rkey = 0x100;
 	mock_post_send(p->a, w);
@@ -478,7 +435,7 @@ static void read_then_dup(struct pair *p, struct sroce_send_wqe *w)
 
 START_TEST(test_dup_read_does_not_eat_resources)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
 	u32 i;
 
@@ -500,7 +457,7 @@ START_TEST(test_dup_read_does_not_eat_resources)
 	ck_assert_uint_eq(p.a->ncqe, 1 + MOCK_RES);
 	for (i = 0; i < 1 + MOCK_RES; i++)
 		ck_assert_uint_eq(p.a->cqe[i].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -518,12 +475,12 @@ static struct sroce_send_wqe atomic_wqe(u8 op, u64 wr_id, u64 va, u64 off,
 
 START_TEST(test_atomic_replay_cache)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = atomic_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
 					     VA, 0, 5);
 	u64 v = 1000, r;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	memcpy(p.b->mem + 0x40000, &v, 8);
 	mock_post_send(p.a, &w);
 	w = atomic_wqe(SROCE_WR_ATOMIC_CMP_AND_SWP, 2, VA + 8, 0, 1005);
@@ -540,14 +497,14 @@ START_TEST(test_atomic_replay_cache)
 	ck_assert_int_eq(mock_deliver(p.a, 0, p.b, 2), SROCE_DROP_NONE);
 	ck_assert_uint_eq(p.b->atomics, 2);
 	ck_assert_uint_eq(p.b->npkt, 3);
-	ck_assert_uint_eq(parse(p.b, 2).h.atmack, 1000);
+	ck_assert_uint_eq(mock_pkt(p.b, 2).h.atmack, 1000);
 	mock_pump(p.b, &p.cb, p.a, 3);
 	ck_assert_uint_eq(p.a->ncqe, 2);
 	memcpy(&r, p.a->mem + 0x1000, 8);
 	ck_assert_uint_eq(r, 1000);
 	memcpy(&r, p.a->mem + 0x1008, 8);
 	ck_assert_uint_eq(r, 1005);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -560,12 +517,12 @@ END_TEST
  */
 START_TEST(test_cancelled_atomic_answer_kept)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
 	u64 v = 1000, r;
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	memcpy(p.b->mem + 0x40000, &v, 8);
 	w.rdma.remote_addr = RVA + 0x100;
 	w.rdma.rkey = 0x100;
@@ -606,37 +563,37 @@ START_TEST(test_cancelled_atomic_answer_kept)
 		ck_assert_uint_eq(p.a->cqe[i].status, SROCE_WC_SUCCESS);
 	memcpy(&r, p.a->mem + 0x1100, 8);
 	ck_assert_uint_eq(r, 1000);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_misaligned_atomic)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_ATOMIC_FETCH_AND_ADD, 1,
 					   VA, 8);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.atomic.remote_addr = RVA + 4;
 	w.atomic.rkey = 0x100;
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	mock_pump(p.a, &p.ca, p.b, 1);
-	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
 	ck_assert_uint_eq(p.b->atomics, 0);
 	mock_pump(p.b, &p.cb, p.a, 1);
 	ck_assert_uint_eq(p.a->cqe[0].status, SROCE_WC_REM_INV_REQ_ERR);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_recv_too_small)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 200);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	mock_post_send(p.a, &w);
 	mock_post_recv(p.b, 9, RVA, 100);
 	sroce_qp_kick(&p.a->qp, 100, 0);
@@ -644,19 +601,19 @@ START_TEST(test_recv_too_small)
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_LOC_LEN_ERR);
 	ck_assert_uint_eq(p.b->cqe[0].wr_id, 9);
-	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_send_inv_and_write_imm)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND_WITH_INV, 1, VA, 20);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.ex = 0x4321;
 	mock_post_send(p.a, &w);
 	w = mock_wqe(SROCE_WR_RDMA_WRITE_WITH_IMM, 2, VA, 2 * MTU);
@@ -676,39 +633,39 @@ START_TEST(test_send_inv_and_write_imm)
 	ck_assert_uint_eq(p.b->cqe[1].byte_len, 2 * MTU);
 	ck_assert_uint_eq(p.b->cqe[1].ex, 99);
 	ck_assert_uint_eq(p.b->cqe[1].wr_id, 2);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_opcode_sequence)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 2 * MTU);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	mock_post_send(p.a, &w);
 	mock_post_recv(p.b, 1, RVA, 4 * MTU);
 	sroce_qp_kick(&p.a->qp, 100, 0);
 	/* LAST at the expected PSN without a FIRST before it. */
 	p.b->qp.resp.psn = 101;
 	mock_deliver(p.a, 1, p.b, 1);
-	ck_assert_uint_eq(parse(p.b, 0).h.aeth.syndrome,
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.aeth.syndrome,
 			  mock_nak_syn(SROCE_NAK_INVALID_REQ));
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_ERR);
 	ck_assert_uint_eq(p.b->events[SROCE_EVENT_QP_REQ_ERR], 1);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_ud_recv)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 300);
 	struct sroce_recv_wqe *r;
 	u32 i;
 
-	pair_new(&p, SROCE_QPT_UD);
-	fill(p.a, VA, 300, 1);
+	mock_pair_new(&p, SROCE_QPT_UD);
+	mock_fill(p.a, VA, 300, 1);
 	w.ud.remote_qpn = 0x22;
 	w.ud.remote_qkey = 0x11111111;
 	mock_post_send(p.a, &w);
@@ -740,16 +697,16 @@ START_TEST(test_ud_recv)
 	sroce_qp_kick(&p.a->qp, 100, 2);
 	ck_assert_int_eq(mock_deliver(p.a, 2, p.b, 3), SROCE_DROP_NO_RESOURCE);
 	ck_assert_uint_eq(p.b->npkt, 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
 START_TEST(test_uc_lost_middle)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_SEND, 1, VA, 3 * MTU);
 
-	pair_new(&p, SROCE_QPT_UC);
+	mock_pair_new(&p, SROCE_QPT_UC);
 	mock_post_send(p.a, &w);
 	w = mock_wqe(SROCE_WR_SEND, 2, VA, 10);
 	mock_post_send(p.a, &w);
@@ -766,7 +723,7 @@ START_TEST(test_uc_lost_middle)
 	ck_assert_uint_eq(p.b->cqe[0].wr_id, 1);
 	ck_assert_uint_eq(p.b->cqe[0].byte_len, 10);
 	ck_assert_uint_eq(p.b->npkt, 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -776,14 +733,14 @@ END_TEST
  */
 START_TEST(test_lossy_end_to_end)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w;
 	u64 now = 0, d;
 	u32 i, n = 0, idle = 0;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.a, VA, 0x20000, 5);
-	fill(p.b, RVA + 0x30000, 0x8000, 77);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.a, VA, 0x20000, 5);
+	mock_fill(p.b, RVA + 0x30000, 0x8000, 77);
 	for (i = 0; i < 12; i++) {
 		switch (i % 4) {
 		case 0:
@@ -874,7 +831,7 @@ START_TEST(test_lossy_end_to_end)
 	ck_assert_uint_gt(p.a->qp.stats.retransmits, 0);
 	ck_assert_int_eq(p.a->qp.state, SROCE_QPS_RTS);
 	ck_assert_int_eq(p.b->qp.state, SROCE_QPS_RTS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -1022,10 +979,10 @@ END_TEST
  */
 START_TEST(test_refused_ack_is_owed)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
 
-	pair_new(&p, SROCE_QPT_RC);
+	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
@@ -1050,7 +1007,7 @@ START_TEST(test_refused_ack_is_owed)
 	ck_assert_uint_eq(p.a->ncqe, 2);
 	ck_assert_uint_eq(p.a->cqe[1].status, SROCE_WC_SUCCESS);
 	ck_assert_uint_eq(p.a->qp.stats.timeouts, 0);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -1064,14 +1021,14 @@ END_TEST
  */
 START_TEST(test_own_responses_starve_no_retry)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe rd = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 96 * MTU);
 	struct sroce_send_wqe sd = mock_wqe(SROCE_WR_SEND, 2, RVA, 8);
 	u64 now = 0;
 	u32 i, periods = SROCE_TX_STALL_MAX + 8;
 
-	pair_new(&p, SROCE_QPT_RC);
-	fill(p.b, RVA, 96 * MTU, 3);
+	mock_pair_new(&p, SROCE_QPT_RC);
+	mock_fill(p.b, RVA, 96 * MTU, 3);
 	mock_post_recv(p.a, 7, VA + 96 * MTU, 64);
 	mock_post_send(p.b, &sd);
 	sroce_qp_kick(&p.b->qp, 100, now);
@@ -1116,7 +1073,7 @@ START_TEST(test_own_responses_starve_no_retry)
 	mock_pump(p.a, &p.ca, p.b, now + 3);
 	ck_assert_uint_eq(p.b->ncqe, 1);
 	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
@@ -1128,7 +1085,7 @@ END_TEST
  */
 START_TEST(test_dup_read_of_freed_mr_is_dropped)
 {
-	struct pair p;
+	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 64);
 
 	read_then_dup(&p, &w);
@@ -1151,7 +1108,7 @@ START_TEST(test_dup_read_of_freed_mr_is_dropped)
 	ck_assert_uint_eq(p.b->cqe[0].status, SROCE_WC_SUCCESS);
 	ck_assert_uint_eq(p.a->ncqe, 2);
 	ck_assert_uint_eq(p.a->cqe[1].status, SROCE_WC_SUCCESS);
-	pair_free(&p);
+	mock_pair_free(&p);
 }
 END_TEST
 
