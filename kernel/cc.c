@@ -89,15 +89,13 @@ const struct sroce_cc_params *sroce_cc_qp_params(struct sroce_cc_params *p)
 }
 
 /*
- * RC and UC packets are ECN-capable, as hardware RoCE sends them; UD and
- * CNPs are not.  An ECN field the address vector sets is left alone.
+ * The IP header's DS field for a packet the core made ECN-capable
+ * (sroce_tx_pkt.ect): ECT(0), unless the address vector set the ECN
+ * field itself.
  */
-u8 sroce_cc_dsfield(u8 tclass, u8 opcode)
+u8 sroce_cc_dsfield(u8 tclass, bool ect)
 {
-	u8 t = opcode & SROCE_TRANSPORT_MASK;
-
-	if (!READ_ONCE(cc_enable) || (tclass & INET_ECN_MASK) ||
-	    (t != SROCE_TRANSPORT_RC && t != SROCE_TRANSPORT_UC))
+	if (!ect || (tclass & INET_ECN_MASK))
 		return tclass;
 	return tclass | INET_ECN_ECT_0;
 }

@@ -585,7 +585,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = SROCE_IPV4_HLEN / 4;
-	iph->tos = sroce_cc_dsfield(av->tclass, pkt->opcode);
+	iph->tos = sroce_cc_dsfield(av->tclass, pkt->ect);
 	iph->tot_len = htons(SROCE_IPV4_HLEN + SROCE_UDP_HLEN + roce_len);
 	/* DF set: an atomic datagram (RFC 6864) needs no ID. */
 	iph->id = 0;
@@ -674,7 +674,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 
 	ip6h = skb_push(skb, SROCE_IPV6_HLEN);
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, sroce_cc_dsfield(av->tclass, pkt->opcode), label);
+	ip6_flow_hdr(ip6h, sroce_cc_dsfield(av->tclass, pkt->ect), label);
 	ip6h->payload_len = htons(SROCE_UDP_HLEN + roce_len);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit :

@@ -677,7 +677,7 @@ u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
  * received one was marked Congestion Experienced.
  */
 const struct sroce_cc_params *sroce_cc_qp_params(struct sroce_cc_params *p);
-u8 sroce_cc_dsfield(u8 tclass, u8 opcode);
+u8 sroce_cc_dsfield(u8 tclass, bool ect);
 bool sroce_cc_ce(const struct sk_buff *skb, bool v6);
 
 /* crc.c: sroce_crc32() (proto/os.h), accelerated if the CPU can. */

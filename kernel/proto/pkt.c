@@ -32,6 +32,7 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 		   const struct sroce_hdrs *h)
 {
 	struct sroce_hdrs hh = *h;
+	u8 t = h->bth.opcode & SROCE_TRANSPORT_MASK;
 	int ret;
 
 	hh.bth.pad = sroce_pad_for(tp->paylen);
@@ -39,6 +40,12 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 	tp->hdr_len = (u16)sroce_build(tp->hdr, &hh);
 	tp->psn = hh.bth.psn;
 	tp->opcode = hh.bth.opcode;
+	/*
+	 * A QP under congestion control sends its RC and UC packets
+	 * ECN-capable, as hardware does; UD and CNPs are not (cc.h).
+	 */
+	tp->ect = qp->cc.p &&
+		  (t == SROCE_TRANSPORT_RC || t == SROCE_TRANSPORT_UC);
 	if (!tp->hdr_len)
 		return -SROCE_EINVAL;
 	ret = qp->ops->emit(qp->ctx, tp);

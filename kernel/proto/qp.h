@@ -441,6 +441,7 @@ struct sroce_tx_pkt {
 	u32 ah;			/* UD: the WQE's address handle */
 	u32 psn;		/* copy of the BTH PSN, for tracing */
 	u8 opcode;		/* copy of the BTH opcode */
+	bool ect;		/* ECN-capable: set ECT(0) in the IP header */
 	const u8 *inline_data;
 	struct sroce_tx_seg seg[SROCE_MAX_SGE];
 };

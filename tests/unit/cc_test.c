@@ -228,10 +228,13 @@ START_TEST(test_ce_makes_one_cnp)
 	mock_post_send(a, &w);
 	sroce_qp_kick(&a->qp, 64, 10);
 	ck_assert_uint_eq(a->npkt, 4);	/* MTU 1024 */
+	for (i = 0; i < a->npkt; i++)
+		ck_assert(a->pkt[i].ect);	/* data is ECN-capable */
 
 	ck_assert_int_eq(deliver_ce(a, 0, b, 100), SROCE_DROP_NONE);
 	ck_assert_uint_eq(b->npkt, 1);
 	ck_assert_uint_eq(mock_opcode(b, 0), SROCE_OPC_CNP);
+	ck_assert(!b->pkt[0].ect);		/* a CNP is not */
 	mock_parse(b, 0, &pkt, &pl);
 	ck_assert_uint_eq(pkt.h.bth.dqpn, QA);
 	ck_assert_uint_eq(pkt.h.bth.psn, 0);
@@ -289,6 +292,7 @@ START_TEST(test_cnp_without_cc)
 	ck_assert_uint_eq(b->qp.stats.ecn_marked, 1);
 	ck_assert_uint_eq(b->qp.stats.cnp_sent, 0);
 	ck_assert_uint_eq(mock_opcode(b, 0), SROCE_OPC(RC, ACK));
+	ck_assert(!b->pkt[0].ect);	/* no CC on b: not ECN-capable */
 
 	/* Hand-made CNP: accepted by a QP without CC, which only counts it. */
 	memset(&pkt, 0, sizeof(pkt));

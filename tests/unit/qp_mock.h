@@ -43,6 +43,7 @@ struct mock_frame {
 	u8 b[MOCK_FRAME];
 	u32 len;
 	u32 ah;
+	bool ect;	/* sroce_tx_pkt.ect */
 };
 
 /* The payload handle handed to sroce_qp_rx(). */
@@ -177,6 +178,7 @@ static int mock_emit(void *ctx, const struct sroce_tx_pkt *p)
 	d += p->pad + 4u;
 	f->len = (u32)(d - f->b);
 	f->ah = p->ah;
+	f->ect = p->ect;
 	return 0;
 }
 
