@@ -56,6 +56,10 @@ static uint cc_cnp_gap_us = 50;
 module_param(cc_cnp_gap_us, uint, 0644);
 MODULE_PARM_DESC(cc_cnp_gap_us, "Least time between two CNPs to one QP, us (default: 50)");
 
+static uint cc_cut_gap_us = 4;
+module_param(cc_cut_gap_us, uint, 0644);
+MODULE_PARM_DESC(cc_cut_gap_us, "Least time between two rate cuts of one QP, us; CNPs closer together only hold the recovery back (default: 4)");
+
 static uint cc_burst_kb = 16;
 module_param(cc_burst_kb, uint, 0644);
 MODULE_PARM_DESC(cc_burst_kb, "Bytes a rate-limited QP may send back to back after idling, KiB (default: 16)");
@@ -84,6 +88,7 @@ const struct sroce_cc_params *sroce_cc_qp_params(struct sroce_cc_params *p)
 	p->f = min_t(uint, READ_ONCE(cc_f), 64);
 	p->g_shift = clamp_t(uint, READ_ONCE(cc_g_shift), 1, 16);
 	p->cnp_gap_ns = (u64)READ_ONCE(cc_cnp_gap_us) * 1000;
+	p->cut_gap_ns = (u64)READ_ONCE(cc_cut_gap_us) * 1000;
 	p->burst_bytes = (u64)min_t(uint, READ_ONCE(cc_burst_kb), 1024) * 1024;
 	return p;
 }

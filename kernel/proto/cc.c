@@ -6,7 +6,7 @@
  */
 #include "cc.h"
 
-/* Timer events one call runs; a QP idle for longer restarts its timers. */
+/* Timer events one call runs one by one; more are applied at once. */
 #define CC_MAX_CATCH_UP		64
 
 void sroce_cc_defaults(struct sroce_cc_params *p, u64 line_kbps)
@@ -20,6 +20,7 @@ void sroce_cc_defaults(struct sroce_cc_params *p, u64 line_kbps)
 	p->rai_ns = 55000;
 	p->byte_reset = 10ull << 20;
 	p->cnp_gap_ns = 50000;
+	p->cut_gap_ns = 4000;
 	p->burst_bytes = 16384;
 	p->g_shift = 8;
 	p->f = 5;
@@ -40,16 +41,29 @@ static u64 cc_wire_ns(u64 bytes, u64 kbps)
 	return kbps ? bytes * 8 * 1000000 / kbps : 0;
 }
 
-void sroce_cc_rp_cnp(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
+bool sroce_cc_rp_cnp(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 		     u64 now)
 {
 	u64 cut;
 
+	/*
+	 * One cut per period: CNPs that come closer together, from several
+	 * notification points or a peer without a CNP limit, only hold
+	 * the recovery back.
+	 */
+	if (rp->active && now - rp->cut_at < p->cut_gap_ns) {
+		rp->rai_at = now + p->rai_ns;
+		rp->t_cnt = 0;
+		rp->bc_cnt = 0;
+		rp->bytes = 0;
+		return false;
+	}
 	if (!rp->active) {
 		rp->active = true;
 		rp->alpha = p->alpha_init;
 		rp->next_tx = now;
 	}
+	rp->cut_at = now;
 	rp->rt = rp->rc;
 	cut = rp->rc * rp->alpha / (2 * SROCE_CC_ALPHA_ONE);
 	rp->rc = rp->rc - cut < p->min_kbps ? p->min_kbps : rp->rc - cut;
@@ -60,6 +74,7 @@ void sroce_cc_rp_cnp(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 	rp->bc_cnt = 0;
 	rp->bytes = 0;
 	rp->decreases++;
+	return true;
 }
 
 /*
@@ -111,23 +126,77 @@ void sroce_cc_rp_sent(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 	}
 }
 
+/* @alpha after @k decays by (1 - g): (1 - g)^k by squaring, in Q31. */
+static u32 cc_alpha_decayed(u32 alpha, u32 g_shift, u64 k)
+{
+	u64 f = (1ull << 31) - (1ull << (31 - g_shift));
+	u64 r = 1ull << 31;
+
+	for (; k && r; k >>= 1) {
+		if (k & 1)
+			r = (r * f) >> 31;
+		f = (f * f) >> 31;
+	}
+	return (u32)((alpha * r) >> 31);
+}
+
+/*
+ * @k timer events at once, after a long idle: as many additive or hyper
+ * increases of the target as the state before them gives (fewer than
+ * the events one by one would, never more); the exact events that
+ * follow bring the current rate up to it.
+ */
+static void cc_skip_increases(struct sroce_cc_rp *rp,
+			      const struct sroce_cc_params *p, u64 k)
+{
+	u32 t = rp->t_cnt + 1;
+	u32 lo = t < rp->bc_cnt ? t : rp->bc_cnt;
+	u32 hi = t > rp->bc_cnt ? t : rp->bc_cnt;
+	u64 inc = 0;
+
+	if (lo > p->f)
+		inc = (u64)(lo - p->f) * p->hai_kbps;
+	else if (hi >= p->f)
+		inc = p->ai_kbps;
+	rp->t_cnt = k > U32_MAX - rp->t_cnt ? U32_MAX : rp->t_cnt + (u32)k;
+	if (inc && k >= (p->line_kbps - rp->rt) / inc + 1)
+		rp->rt = p->line_kbps;
+	else
+		rp->rt += k * inc;
+}
+
+/*
+ * The timers run only while the requester has something to send (the
+ * QP's deadline includes them only then), so an idle limiter may owe
+ * many events: the first and last CC_MAX_CATCH_UP / 2 run one by one,
+ * those between at once.
+ */
 void sroce_cc_rp_timer(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 		       u64 now)
 {
+	u64 due, skip;
 	u32 n;
 
-	for (n = 0; rp->active && rp->alpha_at <= now; n++) {
-		if (n == CC_MAX_CATCH_UP) {
-			rp->alpha_at = now + p->alpha_ns;
-			break;
-		}
-		rp->alpha -= rp->alpha >> p->g_shift;
-		rp->alpha_at += p->alpha_ns;
+	if (!rp->active)
+		return;
+	if (rp->alpha_at <= now) {
+		due = (now - rp->alpha_at) / p->alpha_ns + 1;
+		if (due > CC_MAX_CATCH_UP)
+			rp->alpha = cc_alpha_decayed(rp->alpha, p->g_shift,
+						     due);
+		else
+			for (n = 0; n < due; n++)
+				rp->alpha -= rp->alpha >> p->g_shift;
+		rp->alpha_at += due * p->alpha_ns;
 	}
+	if (rp->rai_at > now)
+		return;
+	due = (now - rp->rai_at) / p->rai_ns + 1;
 	for (n = 0; rp->active && rp->rai_at <= now; n++) {
-		if (n == CC_MAX_CATCH_UP) {
-			rp->rai_at = now + p->rai_ns;
-			break;
+		if (n == CC_MAX_CATCH_UP / 2 && due > CC_MAX_CATCH_UP) {
+			skip = due - CC_MAX_CATCH_UP;
+			cc_skip_increases(rp, p, skip);
+			rp->rai_at += skip * p->rai_ns;
 		}
 		rp->t_cnt++;
 		cc_increase(rp, p, now);

@@ -26,6 +26,7 @@ struct sroce_cc_params {
 	u64 rai_ns;		/* rate increase timer */
 	u64 byte_reset;		/* rate increase byte counter */
 	u64 cnp_gap_ns;		/* notification point: least time between CNPs */
+	u64 cut_gap_ns;		/* reaction point: least time between cuts */
 	u64 burst_bytes;	/* sent back to back before pacing waits */
 	u32 g_shift;		/* alpha gain g = 1 / 2^g_shift */
 	u32 f;			/* fast recovery stages */
@@ -38,6 +39,7 @@ struct sroce_cc_rp {
 	u64 next_tx;		/* earliest time the next packet may leave */
 	u64 alpha_at;		/* next alpha decay */
 	u64 rai_at;		/* next timer increase */
+	u64 cut_at;		/* last cut */
 	u64 bytes;		/* sent since the last byte-counter event */
 	u32 alpha;
 	u32 t_cnt;		/* timer events since the last cut */
@@ -51,13 +53,17 @@ struct sroce_cc_rp {
 void sroce_cc_defaults(struct sroce_cc_params *p, u64 line_kbps);
 
 void sroce_cc_rp_init(struct sroce_cc_rp *rp, const struct sroce_cc_params *p);
-/* A CNP arrived: cut the rate by alpha / 2 and raise alpha. */
-void sroce_cc_rp_cnp(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
+/*
+ * A CNP arrived: cut the rate by alpha / 2 and raise alpha, unless the
+ * last cut was less than cut_gap_ns ago (false: only the recovery
+ * restarts).
+ */
+bool sroce_cc_rp_cnp(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 		     u64 now);
 /* @bytes left at @now: pace the next packet, feed the byte counter. */
 void sroce_cc_rp_sent(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 		      u32 bytes, u64 now);
-/* Run the alpha and rate-increase timers that are due at @now. */
+/* Run the alpha and rate-increase timer events that are due at @now. */
 void sroce_cc_rp_timer(struct sroce_cc_rp *rp, const struct sroce_cc_params *p,
 		       u64 now);
 /* Earliest timer of the limiter, or U64_MAX when it is idle. */

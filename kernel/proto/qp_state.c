@@ -593,10 +593,8 @@ static void sroce_qp_cnp(struct sroce_qp *qp, u64 now)
 static enum sroce_drop sroce_qp_rx_cnp(struct sroce_qp *qp, u64 now)
 {
 	qp->stats.cnp_rcvd++;
-	if (qp->cc.p) {
-		sroce_cc_rp_cnp(&qp->cc.rp, qp->cc.p, now);
+	if (qp->cc.p && sroce_cc_rp_cnp(&qp->cc.rp, qp->cc.p, now))
 		qp->stats.rate_decreases++;
-	}
 	return SROCE_DROP_NONE;
 }
 
@@ -685,8 +683,12 @@ u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
 		d = qp->resp.ack_deadline;
 	if (qp->resp.nak_deadline && qp->resp.nak_deadline < d)
 		d = qp->resp.nak_deadline;
-	if (qp->cc.p) {
-		if (qp->cc.paced && qp->cc.rp.next_tx < d)
+	/*
+	 * The limiter's timers matter only to a packet waiting for it; an
+	 * idle QP catches them up when it next sends (sroce_req_step).
+	 */
+	if (qp->cc.p && qp->cc.paced) {
+		if (qp->cc.rp.next_tx < d)
 			d = qp->cc.rp.next_tx;
 		if (sroce_cc_rp_deadline(&qp->cc.rp) < d)
 			d = sroce_cc_rp_deadline(&qp->cc.rp);

@@ -429,9 +429,12 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 	if (sroce_wr_is_local(w->wr.opcode))
 		return sroce_req_local(qp, w);
 	/* The rate limiter's wait ends at a deadline, not by spinning. */
-	if (qp->cc.p && !sroce_cc_rp_may_send(&qp->cc.rp, now)) {
-		qp->cc.paced = true;
-		return STEP_STOP;
+	if (qp->cc.p) {
+		sroce_cc_rp_timer(&qp->cc.rp, qp->cc.p, now);
+		if (!sroce_cc_rp_may_send(&qp->cc.rp, now)) {
+			qp->cc.paced = true;
+			return STEP_STOP;
+		}
 	}
 	if (!qp->req.off_psn) {
 		w->first_psn = qp->req.psn;

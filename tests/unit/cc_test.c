@@ -41,15 +41,85 @@ START_TEST(test_cut_on_cnp)
 	ck_assert_uint_eq(sroce_cc_rp_deadline(&rp), 1000 + 55000);
 
 	/* A second cut starts from the current rate. */
-	sroce_cc_rp_cnp(&rp, &P, 2000);
+	ck_assert(sroce_cc_rp_cnp(&rp, &P, 1000 + P.cut_gap_ns));
 	ck_assert_uint_eq(rp.rt, want);
 	ck_assert_uint_lt(rp.rc, want * 51 / 100);
 	ck_assert_uint_eq(rp.decreases, 2);
 
 	/* Never below the minimum rate. */
-	for (a0 = 0; a0 < 100; a0++)
-		sroce_cc_rp_cnp(&rp, &P, 3000 + a0);
+	for (a0 = 2; a0 < 100; a0++)
+		ck_assert(sroce_cc_rp_cnp(&rp, &P, 1000 + a0 * P.cut_gap_ns));
 	ck_assert_uint_eq(rp.rc, P.min_kbps);
+}
+END_TEST
+
+START_TEST(test_one_cut_per_gap)
+{
+	struct sroce_cc_rp rp;
+	u64 t = 5000, rc;
+	u32 i, a;
+
+	ck_assert_uint_eq(P.cut_gap_ns, 4000);
+	sroce_cc_rp_init(&rp, &P);
+	ck_assert(sroce_cc_rp_cnp(&rp, &P, t));
+	rc = rp.rc;
+	a = rp.alpha;
+	/* A flood of CNPs inside the gap cuts nothing more... */
+	for (i = 1; i < P.cut_gap_ns; i += 100)
+		ck_assert(!sroce_cc_rp_cnp(&rp, &P, t + i));
+	ck_assert_uint_eq(rp.rc, rc);
+	ck_assert_uint_eq(rp.alpha, a);
+	ck_assert_uint_eq(rp.decreases, 1);
+	/* ...but holds the recovery back: the timer restarted. */
+	ck_assert_uint_eq(rp.rai_at, t + 3901 + P.rai_ns);
+	sroce_cc_rp_timer(&rp, &P, t + P.rai_ns);
+	ck_assert_uint_eq(rp.t_cnt, 0);
+	ck_assert_uint_eq(rp.rc, rc);
+	/* The next one after the gap cuts again. */
+	ck_assert(sroce_cc_rp_cnp(&rp, &P, t + P.cut_gap_ns));
+	ck_assert_uint_lt(rp.rc, rc);
+	ck_assert_uint_eq(rp.decreases, 2);
+}
+END_TEST
+
+/* An idle limiter owes its events; one call pays them, bounded. */
+START_TEST(test_catch_up_after_idle)
+{
+	struct sroce_cc_rp rp, one;
+	u64 t = 0, later;
+	u32 i;
+
+	sroce_cc_rp_init(&rp, &P);
+	for (i = 0; i < 20; i++)
+		sroce_cc_rp_cnp(&rp, &P, t += P.cut_gap_ns);
+	ck_assert_uint_lt(rp.rc, LINE / 100);
+	one = rp;
+	/* A few owed events: exactly what they give one by one. */
+	later = t + 10 * P.rai_ns;
+	sroce_cc_rp_timer(&rp, &P, later);
+	for (i = 1; i <= 10; i++)
+		sroce_cc_rp_timer(&one, &P, t + i * P.rai_ns);
+	ck_assert_uint_eq(rp.rc, one.rc);
+	ck_assert_uint_eq(rp.rt, one.rt);
+	ck_assert_uint_eq(rp.alpha, one.alpha);
+	ck_assert_uint_eq(rp.t_cnt, 10);
+	/* A second idle: back at line rate at once, no timer left. */
+	sroce_cc_rp_timer(&rp, &P, later + 10000000000ull);
+	ck_assert(!rp.active);
+	ck_assert_uint_eq(rp.rc, LINE);
+	ck_assert_uint_eq(sroce_cc_rp_deadline(&rp), U64_MAX);
+	/* 100 owed events: never more increase than one by one gives. */
+	rp = one;
+	sroce_cc_rp_timer(&rp, &P, t + 100 * P.rai_ns);
+	for (i = 11; i <= 100; i++)
+		sroce_cc_rp_timer(&one, &P, t + i * P.rai_ns);
+	ck_assert_uint_eq(rp.t_cnt, one.t_cnt);
+	ck_assert_uint_le(rp.rt, one.rt);
+	ck_assert_uint_le(rp.rc, one.rc);
+	ck_assert_uint_gt(rp.rc, one.rc / 2);
+	/* alpha by (1 - g)^k within a part in a thousand of step by step */
+	ck_assert_uint_le(rp.alpha, one.alpha + one.alpha / 1000 + 1);
+	ck_assert_uint_ge(rp.alpha + rp.alpha / 1000 + 1, one.alpha);
 }
 END_TEST
 
@@ -70,9 +140,8 @@ START_TEST(test_recovery_stages)
 		ck_assert_uint_eq(rp.rc, (LINE + rc + 1) / 2);
 	}
 	/* Start from a low target so that increases are visible. */
-	sroce_cc_rp_cnp(&rp, &P, t);
-	for (i = 0; i < 12; i++)
-		sroce_cc_rp_cnp(&rp, &P, t);
+	for (i = 0; i < 13; i++)
+		sroce_cc_rp_cnp(&rp, &P, t += P.cut_gap_ns);
 	for (i = 0; i < P.f; i++) {
 		t += P.rai_ns;
 		sroce_cc_rp_timer(&rp, &P, t);
@@ -375,6 +444,35 @@ START_TEST(test_qp_paced)
 }
 END_TEST
 
+/* A limiter below line rate arms no timer for a QP with nothing to send. */
+START_TEST(test_idle_limiter_no_timer)
+{
+	struct mock *a, *b;
+	struct sroce_send_wqe w;
+	u64 t = 1000, rc;
+
+	a = cc_mock(SROCE_QPT_RC, QA, &P);
+	b = cc_mock(SROCE_QPT_RC, QB, &P);
+	mock_connect(a, QB);
+	mock_connect(b, QA);
+	for (; t < 1000 + 10 * P.cut_gap_ns; t += P.cut_gap_ns)
+		ck_assert(sroce_cc_rp_cnp(&a->qp.cc.rp, &P, t));
+	ck_assert(a->qp.cc.rp.active);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&a->qp), U64_MAX);
+	rc = a->qp.cc.rp.rc;
+	/* Sending later first pays what the idle time owed. */
+	t += 20 * P.rai_ns;
+	w = mock_wqe(SROCE_WR_SEND, 1, MOCK_BASE, 100);
+	mock_post_send(a, &w);
+	sroce_qp_kick(&a->qp, 64, t);
+	ck_assert_uint_eq(a->npkt, 1);
+	ck_assert_uint_eq(a->qp.cc.rp.t_cnt, 20);
+	ck_assert_uint_gt(a->qp.cc.rp.rc, rc);
+	mock_free(a);
+	mock_free(b);
+}
+END_TEST
+
 START_TEST(test_cnp_codec)
 {
 	struct sroce_hdrs h;
@@ -416,6 +514,8 @@ Suite *cc_suite(void)
 
 	tcase_add_checked_fixture(tc, cc_setup, NULL);
 	tcase_add_test(tc, test_cut_on_cnp);
+	tcase_add_test(tc, test_one_cut_per_gap);
+	tcase_add_test(tc, test_catch_up_after_idle);
 	tcase_add_test(tc, test_recovery_stages);
 	tcase_add_test(tc, test_alpha_decay);
 	tcase_add_test(tc, test_pacing);
@@ -423,6 +523,7 @@ Suite *cc_suite(void)
 	tcase_add_test(tc, test_ce_makes_one_cnp);
 	tcase_add_test(tc, test_cnp_without_cc);
 	tcase_add_test(tc, test_qp_paced);
+	tcase_add_test(tc, test_idle_limiter_no_timer);
 	tcase_add_test(tc, test_cnp_codec);
 	suite_add_tcase(s, tc);
 	return s;
