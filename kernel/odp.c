@@ -253,11 +253,21 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 	.invalidate = sroce_odp_invalidate,
 };
 
+/*
+ * What ib_core keeps per page of an ODP umem (pfn_list and dma_list).
+ * It allocates them without __GFP_ACCOUNT, so the memory cgroup cannot
+ * bound them: the device budget does, as for rings.
+ */
+#define SROCE_ODP_CORE_BYTES	(sizeof(unsigned long) + sizeof(dma_addr_t))
+
 int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 		  u64 start, u64 length, int access)
 {
 	struct ib_umem_odp *umem;
 	struct sroce_odp *odp;
+	unsigned long npages;
+	size_t core;
+	int err = -ENOMEM;
 
 	/*
 	 * With IB_ACCESS_HUGETLB ib_core counts the umem in huge pages; the
@@ -265,18 +275,34 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	 */
 	if (access & IB_ACCESS_HUGETLB)
 		return -EOPNOTSUPP;
+	if (!length || start + length < start)
+		return -EINVAL;
+	npages = (PAGE_ALIGN(start + length) - (start & PAGE_MASK)) >>
+		 PAGE_SHIFT;
+	/* kvmalloc warns above INT_MAX bytes (an MR of 1 TiB needs 2 GiB). */
+	if (npages > INT_MAX / SROCE_ODP_CORE_BYTES)
+		return -ENOMEM;
+	core = npages * SROCE_ODP_CORE_BYTES;
+	if (!sroce_mem_charge(core, true))
+		return -ENOMEM;
 	odp = kzalloc(sizeof(*odp), GFP_KERNEL_ACCOUNT);
 	if (!odp)
-		return -ENOMEM;
+		goto err_budget;
+	/* Ours first: charged, so the cgroup refuses before ib_core allocates. */
+	odp->pages = kvcalloc(npages, sizeof(*odp->pages),
+			      SROCE_GFP_USER | __GFP_NOWARN);
+	if (!odp->pages)
+		goto err_odp;
 	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
 	if (IS_ERR(umem)) {
-		kfree(odp);
-		return PTR_ERR(umem);
+		err = PTR_ERR(umem);
+		goto err_pages;
 	}
-	if (umem->page_shift != PAGE_SHIFT) {
+	if (umem->page_shift != PAGE_SHIFT ||
+	    ib_umem_odp_num_pages(umem) != npages) {
 		ib_umem_odp_release(umem);
-		kfree(odp);
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		goto err_pages;
 	}
 	kref_init(&odp->ref);
 	spin_lock_init(&odp->lock);
@@ -284,22 +310,21 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	odp->umem = umem;
 	odp->sdev = to_sdev(ibdev);
 	odp->start = ib_umem_start(umem);
-	odp->npages = ib_umem_odp_num_pages(umem);
-	/* kvmalloc warns above INT_MAX bytes (an MR of 1 TiB needs 2 GiB). */
-	if (odp->npages <= INT_MAX / sizeof(*odp->pages))
-		odp->pages = kvcalloc(odp->npages, sizeof(*odp->pages),
-				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!odp->pages) {
-		ib_umem_odp_release(umem);
-		kfree(odp);
-		return -ENOMEM;
-	}
+	odp->npages = npages;
 	mutex_lock(&umem->umem_mutex);
 	umem->private = odp;
 	mutex_unlock(&umem->umem_mutex);
 	map->odp = odp;
 	map->umem = &umem->umem;
 	return 0;
+
+err_pages:
+	kvfree(odp->pages);
+err_odp:
+	kfree(odp);
+err_budget:
+	sroce_mem_uncharge(core);
+	return err;
 }
 
 static void sroce_odp_release(struct kref *ref)
@@ -310,6 +335,7 @@ static void sroce_odp_release(struct kref *ref)
 	cancel_work_sync(&odp->work);
 	ib_umem_odp_release(odp->umem);
 	kvfree(odp->pages);
+	sroce_mem_uncharge(odp->npages * SROCE_ODP_CORE_BYTES);
 	kfree(odp);
 }
 

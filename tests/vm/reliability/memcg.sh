@@ -4,7 +4,8 @@
 # A process in a memory cgroup of REL_MEMCG_MB (64) MiB makes sroce
 # allocate for it until something refuses (tests/vm/verbs/memcg.c, in
 # guest a): CQs, QPs and MRs kept alive, then CQ rings mapped a second
-# time and kept after their CQ is destroyed.  Everything it causes is
+# time and kept after their CQ is destroyed, then ODP MRs of 4 GiB over
+# untouched address space.  Everything it causes is
 # charged to its cgroup (Documentation/reliability.rst, "Trust
 # boundary"), so each run must end with ENOMEM from a verb or the OOM
 # killer inside the cgroup, before the process maps more than the limit
@@ -28,7 +29,19 @@ mkdir -p $dir
 trap 'rmdir $dir 2>/dev/null' EXIT
 echo "${mb}M" >$dir/memory.max || fail "cannot set memory.max"
 
-for mode in objects keep; do
+# The odp mode's page tables that ib_core allocates are not charged to
+# the cgroup but to the device budget (max_ring_mb): cut it to 32 MiB
+# for the run, so the guest loses at most the cgroup's limit plus that.
+budget=/sys/module/sroce/parameters/max_ring_mb
+budget0=$(<$budget)
+trap 'rmdir $dir 2>/dev/null; echo "$budget0" >$budget' EXIT
+
+for mode in objects keep odp; do
+	extra=0
+	if [[ $mode == odp ]]; then
+		echo 32 >$budget
+		extra=32
+	fi
 	sroce_kmsg_check || fail "the kernel log has a splat before the $mode run"
 	out=$SROCE_OUT/memcg-$mode.out
 	kills=$(sed -n 's/^oom_kill //p' $dir/memory.events)
@@ -40,6 +53,9 @@ for mode in objects keep; do
 	grep '^held' "$out" | tail -n 1 | sed "s/^/  $mode: /" || true
 	killed=$(($(sed -n 's/^oom_kill //p' $dir/memory.events) - kills))
 	grep -q '^over:' "$out" && fail "$mode: the process mapped more than its cgroup's limit"
+	# The odp mode's tables are refused by the budget with ENOMEM, well
+	# inside the cgroup's limit: a kill means they were not bounded.
+	[[ $mode == odp ]] && ((killed)) && fail "odp: OOM-killed: the ODP page tables were not refused in time"
 	if ((killed)); then
 		# The OOM report has a stack dump, which the harness would take
 		# for a splat: it must be a memory cgroup's kill of memcg, with
@@ -59,8 +75,9 @@ for mode in objects keep; do
 		start=$(sed -n 's/^memavailable: \([0-9]*\) KiB at start.*/\1/p' "$out")
 		end=$(sed -n 's/^memavailable: .*, \([0-9]*\) KiB at the end/\1/p' "$out")
 		[[ -n $start && -n $end ]] || fail "$mode: no memavailable line"
-		floor=$((start - (mb + 32) * 1024))
+		floor=$((start - (mb + extra + 32) * 1024))
 		log "$mode: refused with ENOMEM; guest MemAvailable $start -> $end KiB (floor $floor)"
 		((end >= floor)) || fail "$mode: the guest's available memory fell below $floor KiB"
 	fi
+	echo "$budget0" >$budget
 done

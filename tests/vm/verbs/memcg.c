@@ -4,12 +4,16 @@
  * memory cgroup by tests/vm/reliability/memcg.sh.  It must not get more
  * kernel memory than its cgroup allows.
  *
- *   memcg -d DEV --mode objects|keep --limit-mb L [--cqe N] [--wr N]
+ *   memcg -d DEV --mode objects|keep|odp --limit-mb L [--cqe N] [--wr N]
  *
  * objects: create CQs, QPs and MRs, round after round, and keep them.
  * keep:    create a CQ, map its ring a second time through the device
  *          file, destroy the CQ and keep the mapping: the ring's memory
  *          lives on in this process after the object is gone.
+ * odp:     register on-demand-paging MRs of 4 GiB each over address
+ *          space reserved but never touched, and keep them: nothing is
+ *          mapped or pinned, yet each costs the kernel its page tables
+ *          (the cgroup and the device budget pay, odp.rst).
  *
  * Either way it stops at the first refusal (the errno is printed) or
  * once the device memory mapped into this process exceeds L MiB, which
@@ -186,6 +190,38 @@ static int mode_keep(struct ibv_context *ctx, unsigned long limit_kib,
 	return 0;
 }
 
+static int mode_odp(struct ibv_context *ctx)
+{
+	const size_t chunk = 4ul << 30, span = 256 * chunk;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr;
+	char *base;
+	size_t i;
+
+	if (!pd) {
+		stop("alloc_pd", errno);
+		return 0;
+	}
+	base = mmap(NULL, span, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		perror("memcg: mmap of the reserve");
+		return 2;
+	}
+	for (i = 0; i < span / chunk; i++) {
+		mr = ibv_reg_mr(pd, base + i * chunk, chunk,
+				IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE);
+		if (!mr) {
+			printf("held %zu ODP MRs of 4 GiB\n", i);
+			stop("reg_mr", errno);
+			return 0;
+		}
+	}
+	printf("held %zu ODP MRs of 4 GiB, never refused\n", i);
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -232,6 +268,8 @@ int main(int argc, char **argv)
 	avail = mem_available();
 	if (!strcmp(mode, "keep"))
 		ret = mode_keep(ctx, limit_mb << 10, cqe);
+	else if (!strcmp(mode, "odp"))
+		ret = mode_odp(ctx);
 	else
 		ret = mode_objects(ctx, limit_mb << 10, cqe, wr);
 	/* Measured while everything is still held. */
