@@ -15,13 +15,12 @@ ix_dir s2r
 # rdma_rxe of 7.3 computes a FLUSH's ICRC over its headers twice and
 # drops sroce's FLUSHes, which carry the IBA's ICRC, as corrupt
 # (Documentation/interop.rst): sroce's client leaves FLUSH out, saying
-# why.  The other way sroce accepts rxe's variant, and FLUSH completed
-# in three runs of four; in the fourth sroce NAKed one of rxe's FLUSHes
-# as a remote access error after rxe had retried it.  Until that is
-# understood it is left out there too, saying why (interop.rst).
+# why.  The other way sroce accepts rxe's variant, but rxe resends a
+# retried FLUSH with virtual address 0, which any responder must refuse
+# as a remote access error: left out there too, saying why.
 # (integrity_pair's arguments pass through an eval: '+' for a space)
 noflush=rdma_rxe+drops+an+IBA+FLUSH+ICRC,+Documentation/interop.rst
-noflush_r2s=an+rxe+FLUSH+retried+was+once+NAKed,+Documentation/interop.rst
+noflush_r2s=rdma_rxe+resends+a+FLUSH+with+VA+0,+Documentation/interop.rst
 integrity_pair s2r-integrity4 180 18920 4 --seed 1 --qps 2 --ops 60 --bytes 1M --max-size 64K \
 	--no-flush $noflush
 if kernel_has_flush; then
