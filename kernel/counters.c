@@ -53,6 +53,7 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_ODP_PAGE_FAULTS] = "odp_page_faults",
 	[SROCE_CTR_ODP_INVALIDATIONS] = "odp_invalidations",
 	[SROCE_CTR_ODP_PREFETCHES] = "odp_prefetches",
+	[SROCE_CTR_ODP_IMPLICIT_FULL] = "odp_implicit_full",
 };
 
 static const char * const sroce_kqp_stat_names[] = {

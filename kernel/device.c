@@ -195,9 +195,9 @@ static int sroce_query_device(struct ib_device *ibdev,
 	/* Lets "rdma link delete" unregister us. */
 	sroce_allow_user_unreg(attr);
 	sroce_set_block_mcast_loopback(attr);
-	/* Explicit ODP MRs, every transport and opcode (odp.c). */
+	/* Explicit and implicit ODP MRs, every transport and opcode (odp.c). */
 	sroce_set_odp(attr);
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = SROCE_ODP_RC_CAPS;
 	attr->odp_caps.per_transport_caps.uc_odp_caps = SROCE_ODP_UC_CAPS;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = SROCE_ODP_UD_CAPS;

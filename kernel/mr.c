@@ -264,10 +264,15 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start,
 	err = sroce_mr_check_access(pd->device, access, true);
 	if (err)
 		return ERR_PTR(err);
-	/* Implicit ODP (the whole address space) is not offered. */
-	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = sroce_mr_check_range(length, iova);
+	/*
+	 * Implicit ODP: the whole address space, as iova 0 on (odp.c bounds
+	 * it by TASK_SIZE); otherwise a range of at most max_mr_size.
+	 */
+	if ((access & IB_ACCESS_ON_DEMAND) &&
+	    sroce_odp_is_implicit(start, length))
+		err = iova ? -EINVAL : 0;
+	else
+		err = sroce_mr_check_range(length, iova);
 	if (err)
 		return ERR_PTR(err);
 

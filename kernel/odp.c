@@ -14,15 +14,27 @@
  *   before ib_core unmaps: no access can then reach the old page.
  * A fault that fails (no VMA there, or no write permission) marks the
  * page bad; the next access to it fails (-EFAULT) and clears the mark.
+ *
+ * An implicit MR (start 0, length U64_MAX) covers the registering
+ * process's address space below TASK_SIZE.  ib_core gives it a root umem
+ * with no notifier; the fault work adds a child umem, with its own
+ * notifier and table, per SROCE_ODP_CHILD_SIZE aligned chunk it is asked
+ * for.  Children stay until the MR is freed (so the data path looks them
+ * up under the spinlock with no reference of its own), at most
+ * SROCE_ODP_MAX_CHILDREN of them: past that, an access to a chunk with no
+ * child fails.
  */
 #include <linux/hmm.h>
 #include <linux/highmem.h>
 #include <linux/kref.h>
 #include <linux/minmax.h>
 #include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_umem_odp.h>
 
 #include "sroce.h"
@@ -37,24 +49,72 @@
 #define SROCE_ODP_AHEAD		(64UL << PAGE_SHIFT)
 /* mem_access checks the bad marks of ranges this short (one packet's). */
 #define SROCE_ODP_CHECK_PAGES	16
+/* Implicit MR: each child umem covers one aligned chunk of this size. */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	BIT(SROCE_ODP_CHILD_SHIFT)
+#define SROCE_ODP_CHILD_PAGES	(SROCE_ODP_CHILD_SIZE >> PAGE_SHIFT)
+/*
+ * What ib_core keeps per page of an ODP umem (pfn_list and dma_list).
+ * It allocates them without __GFP_ACCOUNT, so the memory cgroup cannot
+ * bound them: the device budget does, as for rings.
+ */
+#define SROCE_ODP_CORE_BYTES	(sizeof(unsigned long) + sizeof(dma_addr_t))
+/* At most 16 GiB of an implicit MR's address space has children. */
+#define SROCE_ODP_MAX_CHILDREN	8192
+
+static_assert(SROCE_ODP_CHUNK <= SROCE_ODP_CHILD_SIZE);
 
 struct sroce_odp_range {
 	unsigned long lo, hi;	/* page-aligned user addresses, [lo, hi) */
 	bool ahead;		/* read-ahead: a failure marks nothing */
 };
 
-struct sroce_odp {
-	struct kref		ref;	/* the map's, and a prefetch's */
-	struct ib_umem_odp	*umem;
-	struct sroce_dev	*sdev;
-	spinlock_t		lock;	/* @pages and @pending */
-	unsigned long		*pages;
+/* The pages of one umem: the MR's, or an implicit MR's child's. */
+struct sroce_odp_tbl {
+	struct ib_umem_odp	*umem;	/* ->private points back here */
+	struct sroce_odp	*odp;
+	unsigned long		*pages;	/* under odp->lock */
 	unsigned long		npages;
 	unsigned long		start;	/* user address of pages[0] */
+};
+
+struct sroce_odp {
+	struct kref		ref;	/* the map's, and a prefetch's */
+	struct ib_umem_odp	*umem;	/* the MR's, or the implicit root */
+	struct sroce_dev	*sdev;
+	spinlock_t		lock;	/* every table's pages, @pending */
+	struct sroce_odp_tbl	tbl;	/* explicit MR */
+	unsigned long		end;	/* user addresses below this */
+	bool			implicit;
+	/* Implicit MR: tables by chunk index; added, never removed. */
+	struct xarray		children;
+	struct mutex		child_mutex;	/* adding one */
+	unsigned int		nchildren;	/* under @child_mutex */
+	bool			full;	/* no more children to be had */
 	struct sroce_odp_range	pending[SROCE_ODP_PENDING];
 	u32			npending;
 	struct work_struct	work;
 };
+
+/*
+ * The table of the page at @addr, NULL if an implicit MR has no child
+ * there yet.  Under odp->lock, or in process context: a table once
+ * there stays until the MR is freed.
+ */
+static struct sroce_odp_tbl *sroce_odp_tbl(struct sroce_odp *odp,
+					   unsigned long addr)
+{
+	if (!odp->implicit)
+		return &odp->tbl;
+	return xa_load(&odp->children, addr >> SROCE_ODP_CHILD_SHIFT);
+}
+
+/* The @pages entry of @addr in @tbl. */
+static unsigned long *sroce_odp_slot(struct sroce_odp_tbl *tbl,
+				     unsigned long addr)
+{
+	return &tbl->pages[(addr - tbl->start) >> PAGE_SHIFT];
+}
 
 /* The page ib_core mapped at @idx; umem_mutex held, after a fault. */
 static unsigned long sroce_odp_entry(struct ib_umem_odp *umem,
@@ -74,6 +134,98 @@ static unsigned long sroce_odp_entry(struct ib_umem_odp *umem,
 	return (unsigned long)hmm_pfn_to_page(pfn);
 }
 
+static const struct mmu_interval_notifier_ops sroce_odp_ops;
+
+/* Give @tbl to @umem's notifier (it saw no table before). */
+static void sroce_odp_tbl_attach(struct sroce_odp_tbl *tbl,
+				 struct ib_umem_odp *umem, struct sroce_odp *odp)
+{
+	tbl->umem = umem;
+	tbl->odp = odp;
+	tbl->start = ib_umem_start(umem);
+	mutex_lock(&umem->umem_mutex);
+	umem->private = tbl;
+	mutex_unlock(&umem->umem_mutex);
+}
+
+/*
+ * Implicit MR: a child umem and table for the chunk of @addr.  Process
+ * context; -ENOSPC once the MR may have no more (the access fails).
+ */
+static struct sroce_odp_tbl *sroce_odp_child_new(struct sroce_odp *odp,
+						 unsigned long addr)
+{
+	unsigned long lo = round_down(addr, SROCE_ODP_CHILD_SIZE);
+	struct mm_struct *mm = odp->umem->umem.owning_mm;
+	struct sroce_odp_tbl *tbl;
+	struct ib_umem_odp *umem;
+	int err;
+
+	/* The child limit or the device budget: no more children. */
+	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN ||
+	    !sroce_mem_charge(SROCE_ODP_CHILD_PAGES * SROCE_ODP_CORE_BYTES,
+			      true)) {
+		sroce_count(odp->sdev, SROCE_CTR_ODP_IMPLICIT_FULL, 1);
+		return ERR_PTR(-ENOSPC);
+	}
+	err = -ENOMEM;
+	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
+	if (!tbl)
+		goto err_budget;
+	tbl->npages = SROCE_ODP_CHILD_PAGES;
+	tbl->pages = kcalloc(tbl->npages, sizeof(*tbl->pages),
+			     GFP_KERNEL_ACCOUNT);
+	if (!tbl->pages)
+		goto err_free;
+	/* The notifier's insertion wants a live mm: the process may be gone. */
+	if (!mmget_not_zero(mm)) {
+		err = -ENOSPC;
+		goto err_free;
+	}
+	umem = ib_umem_odp_alloc_child(odp->umem, lo, SROCE_ODP_CHILD_SIZE,
+				       &sroce_odp_ops);
+	mmput(mm);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free;
+	}
+	sroce_odp_tbl_attach(tbl, umem, odp);
+	err = xa_insert(&odp->children, addr >> SROCE_ODP_CHILD_SHIFT, tbl,
+			GFP_KERNEL_ACCOUNT);
+	if (err) {
+		ib_umem_odp_release(umem);
+		goto err_free;
+	}
+	odp->nchildren++;
+	return tbl;
+
+err_free:
+	kfree(tbl->pages);
+	kfree(tbl);
+err_budget:
+	sroce_mem_uncharge(SROCE_ODP_CHILD_PAGES * SROCE_ODP_CORE_BYTES);
+	return ERR_PTR(err);
+}
+
+/* The table of @addr, a child made for it if need be.  Process context. */
+static struct sroce_odp_tbl *sroce_odp_tbl_get(struct sroce_odp *odp,
+					       unsigned long addr)
+{
+	struct sroce_odp_tbl *tbl = sroce_odp_tbl(odp, addr);
+
+	if (tbl)
+		return tbl;
+	mutex_lock(&odp->child_mutex);
+	tbl = sroce_odp_tbl(odp, addr);
+	if (!tbl)
+		tbl = sroce_odp_child_new(odp, addr);
+	/* The data path fails an access with no child from now on. */
+	if (IS_ERR(tbl) && PTR_ERR(tbl) == -ENOSPC)
+		WRITE_ONCE(odp->full, true);
+	mutex_unlock(&odp->child_mutex);
+	return tbl;
+}
+
 /*
  * Fault [@addr, @addr + @len) in (or with !@fault, take what is present)
  * and publish it in @pages.  Process context.
@@ -81,10 +233,15 @@ static unsigned long sroce_odp_entry(struct ib_umem_odp *umem,
 static int sroce_odp_map(struct sroce_odp *odp, unsigned long addr,
 			 unsigned long len, bool fault)
 {
-	struct ib_umem_odp *umem = odp->umem;
+	struct sroce_odp_tbl *tbl;
+	struct ib_umem_odp *umem;
 	unsigned long a, idx;
 	int np;
 
+	tbl = sroce_odp_tbl_get(odp, addr);
+	if (IS_ERR(tbl))
+		return PTR_ERR(tbl);
+	umem = tbl->umem;
 	np = ib_umem_odp_map_dma_and_lock(umem, addr, len,
 					  SROCE_ODP_ACCESS(umem->umem.writable),
 					  fault);
@@ -93,8 +250,8 @@ static int sroce_odp_map(struct sroce_odp *odp, unsigned long addr,
 	/* umem_mutex held: no invalidation until the entries are ours. */
 	spin_lock_bh(&odp->lock);
 	for (a = addr & PAGE_MASK; a < addr + len; a += PAGE_SIZE) {
-		idx = (a - odp->start) >> PAGE_SHIFT;
-		odp->pages[idx] = sroce_odp_entry(umem, idx);
+		idx = (a - tbl->start) >> PAGE_SHIFT;
+		tbl->pages[idx] = sroce_odp_entry(umem, idx);
 	}
 	spin_unlock_bh(&odp->lock);
 	mutex_unlock(&umem->umem_mutex);
@@ -103,8 +260,12 @@ static int sroce_odp_map(struct sroce_odp *odp, unsigned long addr,
 
 static void sroce_odp_mark_bad(struct sroce_odp *odp, unsigned long addr)
 {
+	struct sroce_odp_tbl *tbl = sroce_odp_tbl(odp, addr);
+
+	if (!tbl)
+		return;
 	spin_lock_bh(&odp->lock);
-	odp->pages[(addr - odp->start) >> PAGE_SHIFT] = SROCE_ODP_BAD;
+	*sroce_odp_slot(tbl, addr) = SROCE_ODP_BAD;
 	spin_unlock_bh(&odp->lock);
 }
 
@@ -119,11 +280,19 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 	int err = 0, ret;
 
 	for (a = lo; a < hi; a = end) {
+		/* One umem at a time: an implicit MR's chunk ends its child. */
 		end = min(hi, a + SROCE_ODP_CHUNK);
-		if (!sroce_odp_map(odp, a, end - a, fault)) {
+		if (odp->implicit)
+			end = min(end, round_down(a, SROCE_ODP_CHILD_SIZE) +
+				       SROCE_ODP_CHILD_SIZE);
+		ret = sroce_odp_map(odp, a, end - a, fault);
+		if (!ret) {
 			sroce_count(odp->sdev, SROCE_CTR_ODP_PAGE_FAULTS, 1);
 			continue;
 		}
+		/* No child to be had: nothing to mark, the access fails. */
+		if (ret == -ENOSPC)
+			return -EFAULT;
 		if (!mark)
 			continue;
 		/*
@@ -210,10 +379,8 @@ static void sroce_odp_add(struct sroce_odp *odp, unsigned long lo,
 static void sroce_odp_request(struct sroce_odp *odp, unsigned long lo,
 			      unsigned long hi, bool ahead)
 {
-	unsigned long end = odp->start + (odp->npages << PAGE_SHIFT);
-
 	if (ahead)
-		sroce_odp_add(odp, hi, min(end, hi + SROCE_ODP_AHEAD), true);
+		sroce_odp_add(odp, hi, min(odp->end, hi + SROCE_ODP_AHEAD), true);
 	sroce_odp_add(odp, lo, hi, false);
 	queue_work(sroce_odp_wq, &odp->work);
 }
@@ -225,7 +392,7 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp,
 						notifier);
 	unsigned long start, end, i;
-	struct sroce_odp *odp;
+	struct sroce_odp_tbl *tbl;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
@@ -234,14 +401,14 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	start = max(ib_umem_start(umem), range->start);
 	end = min(ib_umem_end(umem), range->end);
 	/* NULL until registration finished: nothing of ours mapped yet. */
-	odp = umem->private;
-	if (odp && start < end) {
-		spin_lock_bh(&odp->lock);
-		for (i = (start - odp->start) >> PAGE_SHIFT;
-		     i < (end - odp->start + PAGE_SIZE - 1) >> PAGE_SHIFT; i++)
-			odp->pages[i] = 0;
-		spin_unlock_bh(&odp->lock);
-		sroce_count(odp->sdev, SROCE_CTR_ODP_INVALIDATIONS, 1);
+	tbl = umem->private;
+	if (tbl && start < end) {
+		spin_lock_bh(&tbl->odp->lock);
+		for (i = (start - tbl->start) >> PAGE_SHIFT;
+		     i < (end - tbl->start + PAGE_SIZE - 1) >> PAGE_SHIFT; i++)
+			tbl->pages[i] = 0;
+		spin_unlock_bh(&tbl->odp->lock);
+		sroce_count(tbl->odp->sdev, SROCE_CTR_ODP_INVALIDATIONS, 1);
 	}
 	if (start < end)
 		ib_umem_odp_unmap_dma_pages(umem, start, end);
@@ -253,28 +420,33 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 	.invalidate = sroce_odp_invalidate,
 };
 
-/*
- * What ib_core keeps per page of an ODP umem (pfn_list and dma_list).
- * It allocates them without __GFP_ACCOUNT, so the memory cgroup cannot
- * bound them: the device budget does, as for rings.
- */
-#define SROCE_ODP_CORE_BYTES	(sizeof(unsigned long) + sizeof(dma_addr_t))
+/* Implicit ODP: the registering process's whole address space. */
+static int sroce_odp_get_implicit(struct ib_device *ibdev,
+				  struct sroce_odp *odp, int access)
+{
+	struct ib_umem_odp *root;
 
-int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
-		  u64 start, u64 length, int access)
+	root = ib_umem_odp_alloc_implicit(ibdev, access);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	odp->umem = root;
+	odp->implicit = true;
+	/* TASK_SIZE of the registering task: here, not in a softirq. */
+	odp->end = TASK_SIZE & PAGE_MASK;
+	xa_init(&odp->children);
+	mutex_init(&odp->child_mutex);
+	return 0;
+}
+
+static int sroce_odp_get_explicit(struct ib_device *ibdev,
+				  struct sroce_odp *odp, u64 start, u64 length,
+				  int access)
 {
 	struct ib_umem_odp *umem;
-	struct sroce_odp *odp;
+	unsigned long *pages;
 	unsigned long npages;
-	size_t core;
-	int err = -ENOMEM;
+	int err;
 
-	/*
-	 * With IB_ACCESS_HUGETLB ib_core counts the umem in huge pages; the
-	 * table here is per PAGE_SIZE page.  Refused, not half supported.
-	 */
-	if (access & IB_ACCESS_HUGETLB)
-		return -EOPNOTSUPP;
 	if (!length || start + length < start)
 		return -EINVAL;
 	npages = (PAGE_ALIGN(start + length) - (start & PAGE_MASK)) >>
@@ -282,17 +454,13 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 	/* kvmalloc warns above INT_MAX bytes (an MR of 1 TiB needs 2 GiB). */
 	if (npages > INT_MAX / SROCE_ODP_CORE_BYTES)
 		return -ENOMEM;
-	core = npages * SROCE_ODP_CORE_BYTES;
-	if (!sroce_mem_charge(core, true))
+	if (!sroce_mem_charge(npages * SROCE_ODP_CORE_BYTES, true))
 		return -ENOMEM;
-	odp = kzalloc(sizeof(*odp), GFP_KERNEL_ACCOUNT);
-	if (!odp)
-		goto err_budget;
 	/* Ours first: charged, so the cgroup refuses before ib_core allocates. */
-	odp->pages = kvcalloc(npages, sizeof(*odp->pages),
-			      SROCE_GFP_USER | __GFP_NOWARN);
-	if (!odp->pages)
-		goto err_odp;
+	err = -ENOMEM;
+	pages = kvcalloc(npages, sizeof(*pages), SROCE_GFP_USER | __GFP_NOWARN);
+	if (!pages)
+		goto err_budget;
 	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
@@ -304,38 +472,77 @@ int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 		err = -EOPNOTSUPP;
 		goto err_pages;
 	}
-	kref_init(&odp->ref);
-	spin_lock_init(&odp->lock);
-	INIT_WORK(&odp->work, sroce_odp_work);
 	odp->umem = umem;
-	odp->sdev = to_sdev(ibdev);
-	odp->start = ib_umem_start(umem);
-	odp->npages = npages;
-	mutex_lock(&umem->umem_mutex);
-	umem->private = odp;
-	mutex_unlock(&umem->umem_mutex);
-	map->odp = odp;
-	map->umem = &umem->umem;
+	odp->tbl.pages = pages;
+	odp->tbl.npages = npages;
+	odp->end = ib_umem_end(umem);
+	sroce_odp_tbl_attach(&odp->tbl, umem, odp);
 	return 0;
 
 err_pages:
-	kvfree(odp->pages);
-err_odp:
-	kfree(odp);
+	kvfree(pages);
 err_budget:
-	sroce_mem_uncharge(core);
+	sroce_mem_uncharge(npages * SROCE_ODP_CORE_BYTES);
 	return err;
+}
+
+int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
+		  u64 start, u64 length, int access)
+{
+	struct sroce_odp *odp;
+	int err;
+
+	/*
+	 * With IB_ACCESS_HUGETLB ib_core counts the umem in huge pages; the
+	 * table here is per PAGE_SIZE page.  Refused, not half supported.
+	 */
+	if (access & IB_ACCESS_HUGETLB)
+		return -EOPNOTSUPP;
+	odp = kzalloc(sizeof(*odp), GFP_KERNEL_ACCOUNT);
+	if (!odp)
+		return -ENOMEM;
+	kref_init(&odp->ref);
+	spin_lock_init(&odp->lock);
+	INIT_WORK(&odp->work, sroce_odp_work);
+	odp->sdev = to_sdev(ibdev);
+	if (sroce_odp_is_implicit(start, length))
+		err = sroce_odp_get_implicit(ibdev, odp, access);
+	else
+		err = sroce_odp_get_explicit(ibdev, odp, start, length, access);
+	if (err) {
+		kfree(odp);
+		return err;
+	}
+	map->odp = odp;
+	map->umem = &odp->umem->umem;
+	return 0;
 }
 
 static void sroce_odp_release(struct kref *ref)
 {
 	struct sroce_odp *odp = container_of(ref, struct sroce_odp, ref);
+	struct sroce_odp_tbl *tbl;
+	unsigned long idx;
 
 	/* No reader is left to queue it again (sroce.h, Lifetime). */
 	cancel_work_sync(&odp->work);
+	if (odp->implicit) {
+		/* Each child's notifier is gone before its table. */
+		xa_for_each(&odp->children, idx, tbl) {
+			ib_umem_odp_release(tbl->umem);
+			kfree(tbl->pages);
+			kfree(tbl);
+			sroce_mem_uncharge(SROCE_ODP_CHILD_PAGES *
+					   SROCE_ODP_CORE_BYTES);
+			cond_resched();
+		}
+		xa_destroy(&odp->children);
+		mutex_destroy(&odp->child_mutex);
+	} else {
+		kvfree(odp->tbl.pages);
+		sroce_mem_uncharge(odp->tbl.npages * SROCE_ODP_CORE_BYTES);
+	}
 	ib_umem_odp_release(odp->umem);
-	kvfree(odp->pages);
-	sroce_mem_uncharge(odp->npages * SROCE_ODP_CORE_BYTES);
 	kfree(odp);
 }
 
@@ -353,18 +560,26 @@ static unsigned long sroce_odp_addr(const struct sroce_mr_map *map, u64 va)
 int sroce_odp_check(const struct sroce_mr_map *map, u64 va, u32 len)
 {
 	struct sroce_odp *odp = map->odp;
-	unsigned long a = sroce_odp_addr(map, va), i, last;
+	unsigned long a = sroce_odp_addr(map, va), p, last;
+	struct sroce_odp_tbl *tbl;
+	unsigned long *slot;
 	int err = 0;
 
-	i = (a - odp->start) >> PAGE_SHIFT;
-	last = (a + len - 1 - odp->start) >> PAGE_SHIFT;
-	if (last - i >= SROCE_ODP_CHECK_PAGES)
+	/* An implicit MR's length is U64_MAX: the address space ends first. */
+	if (a >= odp->end || len > odp->end - a)
+		return -EFAULT;
+	last = (a + len - 1) & PAGE_MASK;
+	if (((last - (a & PAGE_MASK)) >> PAGE_SHIFT) >= SROCE_ODP_CHECK_PAGES)
 		return 0;
 	spin_lock_bh(&odp->lock);
-	for (; i <= last; i++) {
-		if (odp->pages[i] == SROCE_ODP_BAD) {
+	for (p = a & PAGE_MASK; p <= last; p += PAGE_SIZE) {
+		tbl = sroce_odp_tbl(odp, p);
+		if (!tbl)
+			continue;
+		slot = sroce_odp_slot(tbl, p);
+		if (*slot == SROCE_ODP_BAD) {
 			/* Reported once; the next access faults again. */
-			odp->pages[i] = 0;
+			*slot = 0;
 			err = -EFAULT;
 		}
 	}
@@ -377,34 +592,49 @@ int sroce_odp_for_each(const struct sroce_mr_map *map, u64 va, u32 len,
 		       void *priv)
 {
 	struct sroce_odp *odp = map->odp;
-	unsigned long a = sroce_odp_addr(map, va), i, first, last;
+	unsigned long a = sroce_odp_addr(map, va), p, last;
+	struct sroce_odp_tbl *tbl;
+	unsigned long *slot;
 	u32 in, chunk;
 	void *kaddr;
 	int err = 0;
 
-	first = (a - odp->start) >> PAGE_SHIFT;
-	last = (a + len - 1 - odp->start) >> PAGE_SHIFT;
-	if (WARN_ON_ONCE(last >= odp->npages))
+	if (!len)
+		return 0;
+	/* sroce_mem_access() checked the range (sroce_odp_check). */
+	if (WARN_ON_ONCE(a >= odp->end || len > odp->end - a))
 		return -EFAULT;
+	last = (a + len - 1) & PAGE_MASK;
 	spin_lock_bh(&odp->lock);
-	for (i = first; i <= last; i++) {
-		if (odp->pages[i] == SROCE_ODP_BAD) {
-			odp->pages[i] = 0;
+	for (p = a & PAGE_MASK; p <= last; p += PAGE_SIZE) {
+		tbl = sroce_odp_tbl(odp, p);
+		if (!tbl && READ_ONCE(odp->full)) {
+			/* No child can be had for it (SROCE_ODP_MAX_CHILDREN). */
 			err = -EFAULT;
 			goto out;
 		}
-		if (!odp->pages[i]) {
+		slot = tbl ? sroce_odp_slot(tbl, p) : NULL;
+		if (slot && *slot == SROCE_ODP_BAD) {
+			*slot = 0;
+			err = -EFAULT;
+			goto out;
+		}
+		if (!slot || !*slot) {
 			sroce_odp_request(odp, a & PAGE_MASK,
 					  PAGE_ALIGN(a + len), true);
 			err = -EAGAIN;
 			goto out;
 		}
 	}
-	/* Every page is present, and stays so while we hold the lock. */
+	/*
+	 * Every page is present, and stays so while we hold the lock (and
+	 * so does every table: children are only added).
+	 */
 	in = offset_in_page(a);
-	for (i = first; len; i++) {
+	for (p = a & PAGE_MASK; len; p += PAGE_SIZE) {
 		chunk = min_t(u32, len, PAGE_SIZE - in);
-		kaddr = kmap_local_page((struct page *)odp->pages[i]);
+		slot = sroce_odp_slot(sroce_odp_tbl(odp, p), p);
+		kaddr = kmap_local_page((struct page *)*slot);
 		err = fn(priv, kaddr + in, chunk);
 		kunmap_local(kaddr);
 		if (err)

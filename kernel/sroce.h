@@ -58,6 +58,7 @@ enum sroce_ctr {
 	SROCE_CTR_ODP_PAGE_FAULTS,	/* ODP ranges faulted in (odp.c) */
 	SROCE_CTR_ODP_INVALIDATIONS,	/* MMU notifier calls on ODP MRs */
 	SROCE_CTR_ODP_PREFETCHES,	/* ibv_advise_mr() SGEs */
+	SROCE_CTR_ODP_IMPLICIT_FULL,	/* implicit MR: no child to be had */
 	SROCE_CTR_MAX
 };
 
@@ -409,6 +410,12 @@ int sroce_mem_atomic(const struct sroce_mem_ref *ref, u8 op, u64 cmp,
  */
 struct uverbs_attr_bundle;
 extern struct workqueue_struct *sroce_odp_wq;	/* mr.c */
+/* Implicit ODP: start 0, length U64_MAX names the whole address space. */
+static inline bool sroce_odp_is_implicit(u64 start, u64 length)
+{
+	return !start && length == U64_MAX;
+}
+
 int sroce_odp_get(struct ib_device *ibdev, struct sroce_mr_map *map,
 		  u64 start, u64 length, int access);
 void sroce_odp_put(struct sroce_odp *odp);

@@ -6,8 +6,8 @@
  *
  *   odp DEV GID_INDEX
  *
- * The device reports explicit ODP for RC, UC and UD and no implicit ODP;
- * an implicit MR (NULL, SIZE_MAX) is refused with EOPNOTSUPP.  Each
+ * The device reports explicit and implicit ODP for RC, UC and UD; an
+ * implicit MR at an iova other than 0 is EINVAL.  Each
  * target is a fresh anonymous mapping registered before any byte of it
  * is touched: a WRITE of 64 pages lands (every byte checked), a READ of
  * pages never written returns zeros and then the pattern the CPU wrote,
@@ -23,7 +23,14 @@
  * parent's WRITE and READ see the parent's memory.  ibv_advise_mr():
  * PREFETCH_WRITE with FLUSH faults the range in (fault counter up, a
  * WRITE then needs no fault), PREFETCH and PREFETCH_NO_FAULT succeed,
- * a non-ODP MR or an unknown lkey is EINVAL.
+ * a non-ODP MR or an unknown lkey is EINVAL.  An implicit MR (NULL,
+ * SIZE_MAX): WRITE, READ, SEND and atomics through its rkey and lkey to
+ * and from memory allocated after it (heap, mappings near and far, a
+ * range across a 2 MiB child boundary), every byte checked; munmap then
+ * access fails on both sides, mapped again the new bytes are seen; an
+ * address above TASK_SIZE fails on both sides; ibv_advise_mr() on it;
+ * past 8192 children (PREFETCH_NO_FAULT over 20 GiB) the advice fails and
+ * a chunk with no child is refused; dereg right after the traffic.
  * Output ends with "odp: N passed, M failed".
  */
 #include <errno.h>
@@ -112,11 +119,15 @@ static void pair_close(struct pair *p)
 		ibv_destroy_cq(p->cq);
 }
 
-/* c runs one RDMA WRITE/READ of @len between lbuf and @addr: the status. */
-static int rdma(enum ibv_wr_opcode op, uint32_t rkey, void *addr, size_t len)
+/*
+ * c runs one RDMA WRITE/READ of @len between (@laddr, @lkey) and @addr:
+ * the status.
+ */
+static int rdma_at(enum ibv_wr_opcode op, void *laddr, uint32_t lkey,
+		   uint32_t rkey, void *addr, size_t len)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)lbuf, .length = len,
-			       .lkey = lmr->lkey };
+	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = len,
+			       .lkey = lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .opcode = op,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
@@ -130,6 +141,12 @@ static int rdma(enum ibv_wr_opcode op, uint32_t rkey, void *addr, size_t len)
 		st = vm_wait_wc(p.cq, &wc);
 	pair_close(&p);
 	return st;
+}
+
+/* c runs one RDMA WRITE/READ of @len between lbuf and @addr: the status. */
+static int rdma(enum ibv_wr_opcode op, uint32_t rkey, void *addr, size_t len)
+{
+	return rdma_at(op, lbuf, lmr->lkey, rkey, addr, len);
 }
 
 /*
@@ -237,14 +254,15 @@ static void caps(void)
 	memset(&a, 0, sizeof(a));
 	CHECK("query_device_ex", !ibv_query_device_ex(ctx, NULL, &a));
 	CHECK("ODP supported", o->general_caps & IBV_ODP_SUPPORT);
-	CHECK("no implicit ODP", !(o->general_caps & IBV_ODP_SUPPORT_IMPLICIT));
+	CHECK("implicit ODP supported",
+	      o->general_caps & IBV_ODP_SUPPORT_IMPLICIT);
 	CHECK("RC: SEND RECV WRITE READ ATOMIC",
 	      (o->per_transport_caps.rc_odp_caps & rc) == rc);
 	CHECK("UD: SEND RECV", (o->per_transport_caps.ud_odp_caps & ud) == ud);
 	errno = 0;
-	m = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP);
-	CHECK("implicit ODP MR refused with EOPNOTSUPP",
-	      !m && errno == EOPNOTSUPP);
+	m = ibv_reg_mr_iova(pd, NULL, SIZE_MAX, PG, ODP);
+	CHECK("implicit ODP MR at an iova other than 0: EINVAL",
+	      !m && errno == EINVAL);
 	if (m)
 		ibv_dereg_mr(m);
 }
@@ -510,6 +528,249 @@ out:
 	(void)sum;
 }
 
+/*
+ * An implicit MR has at most 8192 children (2 MiB each): PREFETCH_NO_FAULT
+ * with FLUSH over 20 GiB held PROT_NONE asks for more.  It fails, the
+ * counter grows, an access to a chunk with no child fails, and memory
+ * with a child (@b, 2 pages) still works.  Dereg then frees them all.
+ */
+static void implicit_full(struct ibv_mr *im, uint8_t *b)
+{
+	const size_t sgel = 0xffe00000;	/* 4 GiB - 2 MiB: 2047 chunks */
+	struct ibv_sge sge[5];
+	uint8_t *z, *n;
+	long c0;
+	int i, ret, st;
+
+	c0 = ctr("odp_implicit_full");
+	CHECK("odp_implicit_full counter present", c0 >= 0);
+	z = mmap(NULL, 5 * sgel, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK("20 GiB held PROT_NONE", z != MAP_FAILED);
+	if (z == MAP_FAILED)
+		return;
+	for (i = 0; i < 5; i++)
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)z + i * sgel,
+					   .length = sgel, .lkey = im->lkey };
+	ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+			    IBV_ADVISE_MR_FLAG_FLUSH, sge, 5);
+	printf("implicit: advise_mr over 20 GiB: %d\n", ret);
+	CHECK("implicit: more than 8192 children: EFAULT", ret == EFAULT);
+	CHECK("implicit: odp_implicit_full grew",
+	      ctr("odp_implicit_full") > c0);
+	munmap(z, 5 * sgel);
+
+	/* Far from everything above: a chunk with no child. */
+	n = mmap((void *)0x500000000000UL, PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK("mmap at 0x500000000000", n == (void *)0x500000000000UL);
+	if (n != MAP_FAILED) {
+		st = rdma(IBV_WR_RDMA_WRITE, im->rkey, n, 64);
+		printf("implicit: WRITE to a chunk with no child: %d\n", st);
+		CHECK("implicit: WRITE to a chunk with no child: REM_ACCESS_ERR",
+		      st == IBV_WC_REM_ACCESS_ERR);
+		munmap(n, PG);
+	}
+	pattern(lbuf, 2 * PG, 60);
+	CHECK("implicit: WRITE where a child is still lands",
+	      rdma(IBV_WR_RDMA_WRITE, im->rkey, b + 8 * PG, 2 * PG) == 0 &&
+	      !memcmp(b + 8 * PG, lbuf, 2 * PG));
+}
+
+/* An address no user mapping can have (above TASK_SIZE on x86-64). */
+#define KERNEL_VA	((void *)0xffff888000000000UL)
+/* 2 MiB: the child size of an implicit MR (Documentation/odp.rst). */
+#define CHILD		(2UL << 20)
+
+/*
+ * Implicit ODP: one MR over the whole address space.  Its rkey and lkey
+ * reach memory allocated after it was registered, in different places
+ * (the malloc heap, fresh mappings, a mapping asked for far away, a
+ * range across a child boundary), for every opcode from either side.
+ * munmap then access fails; mapped again at the same address, the new
+ * contents are seen.  An address above TASK_SIZE fails on either side.
+ */
+static void implicit_mr(void)
+{
+	uint8_t *h, *b, *f, *d, *x, *y;
+	struct ibv_sge sge;
+	struct ibv_mr *im;
+	uint64_t old = 1, v;
+	int rst, st, ret;
+	long f0, f1;
+
+	f0 = ctr("odp_page_faults");
+	im = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP);
+	CHECK("implicit ODP MR (NULL, SIZE_MAX) registers", im);
+	if (!im)
+		return;
+	CHECK("it reports the whole address space",
+	      !im->addr && im->length == SIZE_MAX);
+
+	/* Allocated after registration: the heap, and fresh mappings. */
+	h = malloc(5 * PG + 8);
+	b = fresh(NPG * PG);
+	f = mmap((void *)0x300000000000UL, 8 * PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (f == MAP_FAILED)
+		f = NULL;
+	/* 4 MiB, so that some 2 MiB boundary is inside it. */
+	d = fresh(2 * CHILD);
+	CHECK("malloc and mmap", h && b && f && d);
+	if (!h || !b || !f || !d)
+		goto out;
+
+	pattern(lbuf, NPG * PG, 51);
+	CHECK("implicit: WRITE 64 pages into a fresh mapping",
+	      rdma(IBV_WR_RDMA_WRITE, im->rkey, b, NPG * PG) == 0);
+	CHECK("implicit: every byte landed", !memcmp(b, lbuf, NPG * PG));
+
+	pattern(f, 8 * PG, 52);
+	memset(lbuf, 0x55, 8 * PG);
+	CHECK("implicit: READ of a far mapping",
+	      rdma(IBV_WR_RDMA_READ, im->rkey, f, 8 * PG) == 0);
+	CHECK("implicit: reads the CPU's bytes", !memcmp(lbuf, f, 8 * PG));
+
+	/* x + 3 pages is the first 2 MiB boundary at least 3 pages into d. */
+	x = (uint8_t *)(((uintptr_t)d + 3 * PG + CHILD - 1) & ~(CHILD - 1)) -
+	    3 * PG;
+	pattern(lbuf, 6 * PG, 53);
+	CHECK("implicit: WRITE across a 2 MiB boundary",
+	      rdma(IBV_WR_RDMA_WRITE, im->rkey, x + 100, 6 * PG - 200) == 0);
+	CHECK("implicit: every byte landed, none around it",
+	      !memcmp(x + 100, lbuf, 6 * PG - 200) && all(x, 0, 100) &&
+	      all(x + 6 * PG - 100, 0, 100));
+	memset(lbuf, 0x66, 6 * PG);
+	CHECK("implicit: READ across the boundary",
+	      rdma(IBV_WR_RDMA_READ, im->rkey, x, 6 * PG) == 0 &&
+	      !memcmp(lbuf, x, 6 * PG));
+
+	/* The requester's side: local SGEs through the implicit lkey. */
+	pattern(b, 3 * PG, 54);
+	memset(d, 0, 3 * PG);
+	CHECK("implicit lkey: WRITE from it",
+	      rdma_at(IBV_WR_RDMA_WRITE, b, im->lkey, im->rkey, d,
+		      3 * PG) == 0 && !memcmp(d, b, 3 * PG));
+	memset(f, 0x5a, 2 * PG);
+	CHECK("implicit lkey: READ into it",
+	      rdma_at(IBV_WR_RDMA_READ, d + 8 * PG, im->lkey, im->rkey, f,
+		      2 * PG) == 0 && all(d + 8 * PG, 0x5a, 2 * PG));
+
+	pattern(lbuf, 5 * PG + 8, 55);
+	CHECK("implicit lkey: SEND into a malloc'd receive buffer",
+	      send_one(lbuf, lmr->lkey, h, im->lkey, 5 * PG + 8, &rst) == 0 &&
+	      rst == 0);
+	CHECK("implicit lkey: received every byte",
+	      !memcmp(h, lbuf, 5 * PG + 8));
+	pattern(f + PG, 3000, 56);
+	CHECK("implicit lkey: SEND from it",
+	      send_one(f + PG, im->lkey, lbuf, lmr->lkey, 3000, &rst) == 0 &&
+	      rst == 0 && !memcmp(lbuf, f + PG, 3000));
+
+	y = d + 2 * CHILD - PG + 64;
+	CHECK("implicit: FETCH_ADD on an untouched word",
+	      atomic(IBV_WR_ATOMIC_FETCH_AND_ADD, im->rkey, y, 9, 0,
+		     &old) == 0 && old == 0);
+	memcpy(&v, y, 8);
+	CHECK("implicit: the word is 9", v == 9);
+	CHECK("implicit: CMP_SWAP on it",
+	      atomic(IBV_WR_ATOMIC_CMP_AND_SWP, im->rkey, y, 9, 0x1234,
+		     &old) == 0 && old == 9);
+	memcpy(&v, y, 8);
+	CHECK("implicit: the word is 0x1234", v == 0x1234);
+	CHECK("implicit: odp_page_faults grew", ctr("odp_page_faults") > f0);
+
+	/*
+	 * munmap b, held PROT_NONE so that no other mapping lands there:
+	 * access fails on both sides.  Mapped again: the new contents.
+	 */
+	CHECK("implicit: munmap a region", !munmap(b, NPG * PG));
+	CHECK("implicit: the hole held PROT_NONE",
+	      mmap(b, NPG * PG, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == b);
+	st = rdma(IBV_WR_RDMA_WRITE, im->rkey, b + 4 * PG, 64);
+	printf("implicit: WRITE into the hole: %d\n", st);
+	CHECK("implicit: WRITE into the hole: REM_ACCESS_ERR",
+	      st == IBV_WC_REM_ACCESS_ERR);
+	st = rdma(IBV_WR_RDMA_READ, im->rkey, b + 9 * PG, 64);
+	CHECK("implicit: READ of the hole: REM_ACCESS_ERR",
+	      st == IBV_WC_REM_ACCESS_ERR);
+	st = send_one(b + 2 * PG, im->lkey, lbuf, lmr->lkey, 64, &rst);
+	printf("implicit: SEND from the hole: %d\n", st);
+	CHECK("implicit: SEND from the hole: LOC_PROT_ERR",
+	      st == IBV_WC_LOC_PROT_ERR);
+	CHECK("implicit: mapped again at the same address",
+	      mmap(b, NPG * PG, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == b);
+	pattern(b, NPG * PG, 57);
+	memset(lbuf, 0x11, NPG * PG);
+	CHECK("implicit: READ sees the new contents",
+	      rdma(IBV_WR_RDMA_READ, im->rkey, b, NPG * PG) == 0 &&
+	      !memcmp(lbuf, b, NPG * PG));
+	pattern(lbuf, 2 * PG, 58);
+	CHECK("implicit: WRITE into it lands",
+	      rdma(IBV_WR_RDMA_WRITE, im->rkey, b + 4 * PG, 2 * PG) == 0 &&
+	      !memcmp(b + 4 * PG, lbuf, 2 * PG));
+
+	/* Beyond the address space: a remote, and a local, protection error. */
+	st = rdma(IBV_WR_RDMA_WRITE, im->rkey, KERNEL_VA, 64);
+	printf("implicit: WRITE above TASK_SIZE: %d\n", st);
+	CHECK("implicit: WRITE above TASK_SIZE: REM_ACCESS_ERR",
+	      st == IBV_WC_REM_ACCESS_ERR);
+	st = rdma(IBV_WR_RDMA_READ, im->rkey, (void *)(UINTPTR_MAX - 63), 64);
+	CHECK("implicit: READ of the last 64 bytes of 2^64: REM_ACCESS_ERR",
+	      st == IBV_WC_REM_ACCESS_ERR);
+	st = send_one(KERNEL_VA, im->lkey, lbuf, lmr->lkey, 64, &rst);
+	printf("implicit: SEND from above TASK_SIZE: %d\n", st);
+	CHECK("implicit: SEND from above TASK_SIZE: LOC_PROT_ERR",
+	      st == IBV_WC_LOC_PROT_ERR);
+
+	/* ibv_advise_mr() on the implicit MR. */
+	y = fresh(16 * PG);
+	CHECK("mmap for prefetch", y);
+	if (y) {
+		sge = (struct ibv_sge){ .addr = (uintptr_t)y,
+					.length = 16 * PG, .lkey = im->lkey };
+		f0 = ctr("odp_page_faults");
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		CHECK("implicit: advise_mr PREFETCH_WRITE, FLUSH", ret == 0);
+		f1 = ctr("odp_page_faults");
+		CHECK("implicit: it faulted the range in", f1 > f0);
+		pattern(lbuf, 16 * PG, 59);
+		CHECK("implicit: WRITE into the prefetched range",
+		      rdma(IBV_WR_RDMA_WRITE, im->rkey, y, 16 * PG) == 0 &&
+		      !memcmp(y, lbuf, 16 * PG));
+		CHECK("implicit: ... needed no fault",
+		      ctr("odp_page_faults") == f1);
+		CHECK("implicit: advise_mr PREFETCH",
+		      !ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+				     &sge, 1));
+		CHECK("implicit: advise_mr PREFETCH_NO_FAULT, FLUSH",
+		      !ibv_advise_mr(pd,
+				     IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+				     IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1));
+		sge.addr = (uintptr_t)KERNEL_VA;
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		printf("implicit: advise_mr above TASK_SIZE: %d\n", ret);
+		CHECK("implicit: advise_mr above TASK_SIZE fails", ret != 0);
+		munmap(y, 16 * PG);
+	}
+	implicit_full(im, b);
+
+out:
+	/* The last transfer has just completed. */
+	CHECK("dereg_mr of the implicit MR", !ibv_dereg_mr(im));
+	free(h);
+	if (b)
+		munmap(b, NPG * PG);
+	if (f)
+		munmap(f, 8 * PG);
+	if (d)
+		munmap(d, 2 * CHILD);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -540,6 +801,7 @@ int main(int argc, char **argv)
 	forked();
 	advise();
 	read_only_pages();
+	implicit_mr();
 	ibv_dereg_mr(lmr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
