@@ -34,6 +34,7 @@ enum sroce_obj_type {
 	SROCE_OBJ_SRQ,
 	SROCE_OBJ_MR,
 	SROCE_OBJ_MW,
+	SROCE_OBJ_XRCD,
 	SROCE_OBJ_MAX
 };
 
@@ -106,11 +107,13 @@ struct sroce_dev {
 	 *   ahs: ah_num -> a copy of the AH's AV and PD (every AH, see ah.c)
 	 *   mws: key >> 8 -> struct sroce_mw (mw.c; the index is reserved,
 	 *        with a NULL entry, in mrs)
+	 *   xsrqs: XRC SRQ number -> struct sroce_srq (srq.c)
 	 */
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
 	struct xarray		mws;
+	struct xarray		xsrqs;
 	/* mw.c: window state and sroce_mr.nmw */
 	spinlock_t		mw_lock;
 	/* qp.c: where the cyclic QPN allocation continues (random start). */
@@ -120,6 +123,8 @@ struct sroce_dev {
 	u32			mr_next;
 	/* ah.c: next ah_num to try. */
 	u32			ah_next;
+	/* srq.c: next XRC SRQ number to try. */
+	u32			xsrq_next;
 	/*
 	 * Set by the ib_client remove callback, which ib_core runs before
 	 * uverbs destroys the objects of live processes (our client is
@@ -362,6 +367,9 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
+/* xrcd.c: XRC domains, stateless like PDs. */
+extern const struct ib_device_ops sroce_xrcd_ops;
+
 /*
  * mr.c: memory regions and the memory operations of the protocol core.
  * sroce_mem_access() resolves @key (lkey, or rkey if @remote) in @pd for
@@ -507,6 +515,12 @@ static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 extern const struct ib_device_ops sroce_srq_ops;
 /* A QP's responder takes a WQE (QP lock held): 0, or -SROCE_EAGAIN. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
+/*
+ * The XRC SRQ numbered @srqn if it belongs to @xrcd, else NULL.  Inside
+ * rcu_read_lock(): the SRQ stays valid until the reader leaves it.
+ */
+struct sroce_srq *sroce_xrc_srq_find(struct sroce_dev *sdev, u32 srqn,
+				     const struct ib_xrcd *xrcd);
 
 /*
  * mw.c: memory windows.  The responder resolves a window's rkey with
@@ -539,6 +553,14 @@ struct sroce_kqp {
 	struct sroce_ring	sq;
 	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
 	struct sroce_srq	*srq;	/* receives come from here, or NULL */
+	struct ib_xrcd		*xrcd;	/* XRC_TGT: its domain, else NULL */
+	/*
+	 * XRC_TGT: the SRQ the request being handled names (ops->xrc_srq),
+	 * valid until the lock is dropped (kqp.h clears it), under RCU.
+	 */
+	struct sroce_srq	*xsrq;
+	/* XRC_TGT: the SRQ's CQ to notify once the lock is dropped. */
+	struct sroce_cq		*xcq_fire;
 	/* Our own indices: ring contents are never trusted. */
 	u32			sq_cons;
 	u32			rq_cons;
