@@ -468,7 +468,7 @@ static void sroce_kqp_complete_xrc(struct sroce_kqp *kqp,
 		srq = sroce_xrc_srq_find(kqp->sdev, cqe->srqn, kqp->xrcd);
 	if (!srq || !cqe->is_recv)
 		return;
-	cq = to_scq(srq->ibsrq.ext.cq);
+	cq = srq->xcq;
 	if (sroce_cq_add(cq, &kqp->ibqp, cqe) <= 0)
 		return;
 	/* One SRQ per core call: a second CQ would be a core change. */

@@ -503,6 +503,12 @@ struct sroce_srq {
 	u32			limit;	/* armed srq_limit; 0 = not armed */
 	bool			user;
 	bool			broken;	/* impossible prod or WQE: no more WQEs */
+	/*
+	 * XRC SRQ: its domain and CQ, from the init attributes (ib_core
+	 * sets ibsrq.ext after create_srq on some kernels).  Else NULL.
+	 */
+	struct ib_xrcd		*xrcd;
+	struct sroce_cq		*xcq;
 	/* One WQE copied out of the ring, before any field is read. */
 	u64			wqe_copy[SROCE_MAX_WQE_STRIDE / sizeof(u64)];
 };

@@ -170,6 +170,8 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 		if (err < 0)
 			goto err_ring;
 		ibsrq->ext.xrc.srq_num = srqn;
+		srq->xrcd = init->ext.xrc.xrcd;
+		srq->xcq = to_scq(init->ext.cq);
 	}
 
 	if (udata) {
@@ -371,7 +373,7 @@ static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
-	if (ibsrq->srq_type == IB_SRQT_XRC) {
+	if (srq->xrcd) {
 		xa_erase_bh(&to_sdev(ibsrq->device)->xsrqs,
 			    ibsrq->ext.xrc.srq_num);
 		synchronize_rcu();
@@ -386,7 +388,7 @@ struct sroce_srq *sroce_xrc_srq_find(struct sroce_dev *sdev, u32 srqn,
 {
 	struct sroce_srq *srq = xa_load(&sdev->xsrqs, srqn);
 
-	if (!srq || !xrcd || srq->ibsrq.ext.xrc.xrcd != xrcd)
+	if (!srq || !xrcd || srq->xrcd != xrcd)
 		return NULL;
 	return srq;
 }
