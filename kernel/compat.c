@@ -23,7 +23,8 @@ struct ib_qp *sroce_compat_create_qp(struct ib_pd *pd,
 	kqp = kzalloc(sizeof(*kqp), GFP_KERNEL);
 	if (!kqp)
 		return ERR_PTR(-ENOMEM);
-	kqp->ibqp.device = pd->device;
+	/* An XRC target QP comes without a PD, from its XRCD. */
+	kqp->ibqp.device = pd ? pd->device : init->xrcd->device;
 	kqp->ibqp.pd = pd;
 	kqp->ibqp.real_qp = &kqp->ibqp;
 	kqp->ibqp.qp_type = init->qp_type;

@@ -191,6 +191,8 @@ static inline int sroce_compat_register_device(struct ib_device *dev,
 		SROCE_CMD(query_qp, QUERY_QP) |
 		SROCE_CMD(destroy_qp, DESTROY_QP) |
 		SROCE_CMD(create_srq, CREATE_SRQ) |
+		SROCE_CMD(create_srq, CREATE_XSRQ) |
+		SROCE_CMD(create_qp, OPEN_QP) |
 		SROCE_CMD(modify_srq, MODIFY_SRQ) |
 		SROCE_CMD(query_srq, QUERY_SRQ) |
 		SROCE_CMD(destroy_srq, DESTROY_SRQ) |

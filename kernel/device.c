@@ -25,6 +25,7 @@ static const char * const sroce_obj_name[SROCE_OBJ_MAX] = {
 	[SROCE_OBJ_SRQ]		= "srq",
 	[SROCE_OBJ_MR]		= "mr",
 	[SROCE_OBJ_MW]		= "mw",
+	[SROCE_OBJ_XRCD]	= "xrcd",
 };
 
 static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
@@ -36,6 +37,7 @@ static const int sroce_obj_limit[SROCE_OBJ_MAX] = {
 	[SROCE_OBJ_SRQ]		= SROCE_MAX_SRQ,
 	[SROCE_OBJ_MR]		= SROCE_MAX_MR,
 	[SROCE_OBJ_MW]		= SROCE_MAX_MW,
+	[SROCE_OBJ_XRCD]	= SROCE_MAX_XRCD,
 };
 
 /*
@@ -422,6 +424,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mws, XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->xsrqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	/*
 	 * QPNs (2 to 0xfffffe) and MR indexes start at a random place and
 	 * key bytes are random (mr.c): a stranger reaching UDP 4791 must
@@ -443,6 +446,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_counters_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_kqp_verbs_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_srq_ops);
+	ib_set_device_ops(&sdev->ibdev, &sroce_xrcd_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mw_ops);
 	ib_set_device_ops(&sdev->ibdev, &sroce_mcast_ops);
 	sroce_set_device_group(&sdev->ibdev, &sroce_dev_attr_group);

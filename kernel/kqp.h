@@ -82,14 +82,21 @@ enum {
 static inline void sroce_kqp_unlock_raw(struct sroce_kqp *kqp)
 	__releases(&kqp->lock)
 {
+	struct sroce_cq *xcq = kqp->xcq_fire;
 	u8 fire = kqp->cq_fire;
 
 	kqp->cq_fire = 0;
+	/* Found by this core call; not valid in the next (srq.c). */
+	kqp->xsrq = NULL;
+	kqp->xcq_fire = NULL;
 	spin_unlock_bh(&kqp->lock);
 	if (fire & SROCE_KQP_FIRE_SEND)
 		sroce_cq_notify(to_scq(kqp->ibqp.send_cq));
 	if (fire & SROCE_KQP_FIRE_RECV)
 		sroce_cq_notify(to_scq(kqp->ibqp.recv_cq));
+	/* An XRC target's receives: the SRQ's CQ, alive while under RCU. */
+	if (xcq)
+		sroce_cq_notify(xcq);
 }
 
 static inline void sroce_kqp_unlock(struct sroce_kqp *kqp)
@@ -116,6 +123,7 @@ static inline void sroce_kqp_lock_irqs_off(struct sroce_kqp *kqp)
 static inline void sroce_kqp_unlock_irqs_off(struct sroce_kqp *kqp)
 	__releases(&kqp->lock)
 {
+	kqp->xsrq = NULL;
 	spin_unlock(&kqp->lock);
 	rcu_read_unlock();
 }

@@ -51,6 +51,8 @@
 #define SROCE_MAX_SRQ_SGE		SROCE_MAX_SGE
 /* Windows share the MRs' 24-bit key index space (mw.c). */
 #define SROCE_MAX_MW			SZ_1M
+/* XRC domains hold no state; bounded like any object a process makes. */
+#define SROCE_MAX_XRCD			SZ_64K
 #define SROCE_MAX_QP_RD_ATOM		128
 #define SROCE_MAX_QP_INIT_RD_ATOM	128
 #define SROCE_MAX_RES_RD_ATOM		(SROCE_MAX_QP * SROCE_MAX_QP_RD_ATOM)
@@ -80,6 +82,7 @@
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |	\
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |	\
 				 IB_DEVICE_SRQ_RESIZE |		\
+				 IB_DEVICE_XRC |		\
 				 SROCE_DEVICE_ATOMIC_WRITE |	\
 				 SROCE_DEVICE_FLUSH)
 

@@ -22,7 +22,15 @@ static_assert((int)IB_QP_DEST_QPN == (int)SROCE_QP_DEST_QPN);
 static_assert(IB_QPS_ERR == (int)SROCE_QPS_ERR);
 static_assert(IB_QPT_RC == (int)SROCE_QPT_RC &&
 	      IB_QPT_UC == (int)SROCE_QPT_UC &&
-	      IB_QPT_UD == (int)SROCE_QPT_UD);
+	      IB_QPT_UD == (int)SROCE_QPT_UD &&
+	      IB_QPT_XRC_INI == (int)SROCE_QPT_XRC_INI &&
+	      IB_QPT_XRC_TGT == (int)SROCE_QPT_XRC_TGT);
+
+/* Types the core runs as RC: they have responder resources. */
+static bool sroce_kqp_type_rc(enum ib_qp_type t)
+{
+	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
 
 /* The active MTU of the port as an ib_mtu (the port reports 256 minimum). */
 static enum ib_mtu sroce_kqp_port_mtu(struct sroce_dev *sdev)
@@ -42,6 +50,22 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
+		if (!init->send_cq || !init->recv_cq)
+			return -EINVAL;
+		break;
+	case IB_QPT_XRC_INI:
+		/* Sends only: no RQ, SRQ or receive CQ. */
+		if (!init->send_cq || init->srq)
+			return -EINVAL;
+		break;
+	case IB_QPT_XRC_TGT:
+		/*
+		 * ib_core creates it for its XRCD, without udata even for a
+		 * process (it may outlive it, ib_open_qp); its receives come
+		 * from the XRC SRQs the requests name, completed in theirs.
+		 */
+		if (!init->xrcd || init->srq)
+			return -EINVAL;
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -58,8 +82,6 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 		return -EINVAL;
 	if (init->srq && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
-		return -EINVAL;
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    (!init->srq && cap->max_recv_wr > SROCE_MAX_QP_WR) ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
@@ -74,15 +96,22 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
 /*
  * Size both rings from the requested caps and report what they hold: at
  * least what was asked, since entries and strides round up.  A QP on an
- * SRQ has no RQ (the receive caps are ignored and reported as 0).
+ * SRQ, and an XRC QP, has no RQ (the receive caps are ignored and
+ * reported as 0).  An XRC target sends nothing: the core still wants an
+ * SQ, of one slot, and its send caps are reported as 0.
  */
-static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
+static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, enum ib_qp_type type,
+				 struct ib_qp_cap *cap)
 {
 	u32 sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
 	u32 rq_entries = roundup_pow_of_two(max(cap->max_recv_wr, 1u));
 	u32 stride, room;
 	int err;
 
+	if (type == IB_QPT_XRC_TGT) {
+		memset(cap, 0, sizeof(*cap));
+		sq_entries = 1;
+	}
 	stride = sroce_ring_sq_stride(cap->max_send_sge, cap->max_inline_data);
 	room = stride - sizeof(struct sroce_send_wqe_abi);
 	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
@@ -91,7 +120,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride, kqp->user);
 	if (err)
 		return err;
-	if (kqp->srq) {
+	if (kqp->srq || type == IB_QPT_XRC_INI || type == IB_QPT_XRC_TGT) {
 		rq_entries = 0;
 		goto done;
 	}
@@ -107,6 +136,8 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, struct ib_qp_cap *cap)
 	}
 
 done:
+	if (type == IB_QPT_XRC_TGT)
+		return 0;
 	cap->max_send_wr = sq_entries;
 	cap->max_recv_wr = rq_entries;
 	cap->max_send_sge = kqp->max_send_sge;
@@ -157,13 +188,16 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_kqp_check_init(init, udata);
 	if (err)
 		return err;
-	err = sroce_obj_add(sdev, SROCE_OBJ_QP, udata);
+	/* A target QP is a process's even though it comes without udata. */
+	err = sroce_obj_add(sdev, SROCE_OBJ_QP,
+			    udata || init->qp_type == IB_QPT_XRC_TGT);
 	if (err)
 		return err;
 
 	kqp->sdev = sdev;
 	kqp->user = !!udata;
 	kqp->srq = init->srq ? to_ssrq(init->srq) : NULL;
+	kqp->xrcd = init->qp_type == IB_QPT_XRC_TGT ? init->xrcd : NULL;
 	kqp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	kqp->mcast_block_self = !!(init->create_flags &
 				   IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
@@ -173,7 +207,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = -ENOMEM;
 		goto err_obj;
 	}
-	err = sroce_kqp_alloc_rings(kqp, &init->cap);
+	err = sroce_kqp_alloc_rings(kqp, init->qp_type, &init->cap);
 	if (err)
 		goto err_free;
 	/*
@@ -183,7 +217,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 */
 	slot = sroce_swqe_size(kqp->max_send_sge, kqp->max_inline);
 	shadow = array_size(kqp->sq.entries, slot);
-	if (init->qp_type == IB_QPT_RC)
+	if (sroce_kqp_type_rc(init->qp_type))
 		shadow += array_size(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res));
 	if (!sroce_mem_charge(shadow, kqp->user)) {
 		err = -ENOMEM;
@@ -192,10 +226,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kqp->shadow_size = shadow;
 	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
 	kqp->swqe = kvcalloc(kqp->sq.entries, slot, gfp);
-	if (init->qp_type == IB_QPT_RC)
+	if (sroce_kqp_type_rc(init->qp_type))
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
 				    gfp);
-	if (!kqp->swqe || (init->qp_type == IB_QPT_RC && !kqp->res)) {
+	if (!kqp->swqe || (sroce_kqp_type_rc(init->qp_type) && !kqp->res)) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -424,6 +458,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = kqp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = kqp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					      IB_SIGNAL_REQ_WR;

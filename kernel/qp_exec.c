@@ -353,17 +353,30 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 
 /* ---- The core's side-effect operations ---- */
 
+/*
+ * The PD keys are checked in: the QP's, or for an XRC target (which has
+ * none) that of the XRC SRQ the request names; NULL if it names none.
+ */
+static struct ib_pd *sroce_kqp_pd(const struct sroce_kqp *kqp)
+{
+	if (kqp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return kqp->xsrq ? kqp->xsrq->ibsrq.pd : NULL;
+	return kqp->ibqp.pd;
+}
+
 static int sroce_kqp_mem_access(void *ctx, u32 key, bool remote, u64 va,
 				u32 len, u32 access, struct sroce_mem_ref *out)
 {
 	struct sroce_kqp *kqp = ctx;
-	struct ib_pd *pd = kqp->ibqp.pd;
+	struct ib_pd *pd = sroce_kqp_pd(kqp);
 	int err;
 
 	/* A receive WQE taken from an SRQ belongs to the SRQ's PD. */
 	if ((access & SROCE_ACCESS_RECV) && kqp->srq)
 		pd = kqp->srq->ibsrq.pd;
 	access &= ~SROCE_ACCESS_RECV;
+	if (!pd)
+		return -EINVAL;
 	/* An rkey may name a memory window (mw.c); its checks are its own. */
 	if (remote) {
 		err = sroce_mw_access(kqp, key, va, len, access, out);
@@ -439,11 +452,44 @@ static int sroce_kqp_atomic(void *ctx, const struct sroce_mem_ref *dst,
 	return sroce_mem_atomic(dst, op, cmp, swap_add, orig);
 }
 
+/*
+ * An XRC target's receive completes in the CQ of the XRC SRQ it names
+ * (cqe->srqn): usually the one the request found, else looked up again
+ * (a flush of a WQE taken in an earlier call).  An SRQ destroyed since
+ * takes its completions with it.  The CQ outlives the SRQ (ib_core).
+ */
+static void sroce_kqp_complete_xrc(struct sroce_kqp *kqp,
+				   const struct sroce_cqe *cqe)
+{
+	struct sroce_srq *srq = kqp->xsrq;
+	struct sroce_cq *cq;
+
+	if (!srq || srq->ibsrq.ext.xrc.srq_num != cqe->srqn)
+		srq = sroce_xrc_srq_find(kqp->sdev, cqe->srqn, kqp->xrcd);
+	if (!srq || !cqe->is_recv)
+		return;
+	cq = srq->xcq;
+	if (sroce_cq_add(cq, &kqp->ibqp, cqe) <= 0)
+		return;
+	/* One SRQ per core call: a second CQ would be a core change. */
+	if (kqp->xcq_fire && kqp->xcq_fire != cq)
+		sroce_cq_notify(kqp->xcq_fire);
+	kqp->xcq_fire = cq;
+}
+
 static void sroce_kqp_complete(void *ctx, const struct sroce_cqe *cqe)
 {
 	struct sroce_kqp *kqp = ctx;
 	struct ib_cq *ibcq = cqe->is_recv ? kqp->ibqp.recv_cq :
 					    kqp->ibqp.send_cq;
+
+	if (kqp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		sroce_kqp_complete_xrc(kqp, cqe);
+		return;
+	}
+	/* An XRC initiator has no receive side; nothing completes there. */
+	if (!ibcq)
+		return;
 
 	/*
 	 * The handler is called when the QP lock is dropped (kqp.h).  An
@@ -462,9 +508,26 @@ static int sroce_kqp_invalidate(void *ctx, u32 rkey)
 
 	/* A type 2 window's rkey, or else an MR's. */
 	err = sroce_mw_invalidate(kqp, rkey, true);
-	if (err == -ENOENT)
-		err = sroce_mr_invalidate(kqp->sdev, kqp->ibqp.pd, rkey);
+	if (err == -ENOENT && sroce_kqp_pd(kqp))
+		err = sroce_mr_invalidate(kqp->sdev, sroce_kqp_pd(kqp), rkey);
 	return err;
+}
+
+/*
+ * XRC target: the request names XRC SRQ @srqn, which must be of the
+ * QP's XRCD.  It stays the QP's for the rest of this core call (RCU and
+ * the QP lock held); kqp.h forgets it when the lock is dropped.
+ */
+static int sroce_kqp_xrc_srq(void *ctx, u32 srqn)
+{
+	struct sroce_kqp *kqp = ctx;
+	struct sroce_srq *srq;
+
+	srq = sroce_xrc_srq_find(kqp->sdev, srqn, kqp->xrcd);
+	if (!srq)
+		return -EINVAL;
+	kqp->xsrq = srq;
+	return 0;
 }
 
 /* LOCAL_INV, REG_MR and BIND_MW, run by the requester in SQ order. */
@@ -507,6 +570,7 @@ const struct sroce_qp_ops sroce_kqp_core_ops = {
 	.event		= sroce_kqp_core_event,
 	.invalidate	= sroce_kqp_invalidate,
 	.local_op	= sroce_kqp_local_op,
+	.xrc_srq	= sroce_kqp_xrc_srq,
 };
 
 static_assert((int)SROCE_EVENT_QP_FATAL == IB_EVENT_QP_FATAL);

@@ -167,6 +167,12 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool more;
 	u64 now;
 
+	/* A target sends nothing, and has no send CQ to fail into. */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		if (wr)
+			*bad_wr = wr;
+		return wr ? -EINVAL : 0;
+	}
 	if (irqs_off)
 		sroce_kqp_lock_irqs_off(kqp);
 	else

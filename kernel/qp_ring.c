@@ -126,6 +126,15 @@ static void sroce_kqp_conv_send(const struct sroce_kqp *kqp,
 	w->num_sge = 0;
 	w->inline_len = 0;
 	w->ex = 0;
+	w->xrc_srqn = 0;
+	/* An XRC initiator names the remote XRC SRQ, a 24-bit number. */
+	if (kqp->ibqp.qp_type == IB_QPT_XRC_INI) {
+		if (a->xrc_srqn & ~SROCE_SRQN_MASK) {
+			w->opcode = SROCE_KQP_BAD_OPCODE;
+			return;
+		}
+		w->xrc_srqn = a->xrc_srqn;
+	}
 	if (a->send_flags & ~SROCE_KQP_SEND_FLAGS) {
 		w->opcode = SROCE_KQP_BAD_OPCODE;
 		return;
@@ -249,6 +258,10 @@ int sroce_kqp_recv_wqe(void *ctx, struct sroce_recv_wqe *out)
 
 	if (kqp->srq)
 		return sroce_srq_take(kqp->srq, out);
+	/* XRC target: the SRQ the request named (ops->xrc_srq). */
+	if (kqp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return kqp->xsrq ? sroce_srq_take(kqp->xsrq, out) :
+				   -SROCE_EAGAIN;
 	if (!kqp->rq.buf)
 		return -SROCE_EAGAIN;
 	a = sroce_kqp_ring_next(kqp, &kqp->rq, kqp->rq_prod, kqp->rq_cons,

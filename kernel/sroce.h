@@ -34,6 +34,7 @@ enum sroce_obj_type {
 	SROCE_OBJ_SRQ,
 	SROCE_OBJ_MR,
 	SROCE_OBJ_MW,
+	SROCE_OBJ_XRCD,
 	SROCE_OBJ_MAX
 };
 
@@ -107,11 +108,13 @@ struct sroce_dev {
 	 *   ahs: ah_num -> a copy of the AH's AV and PD (every AH, see ah.c)
 	 *   mws: key >> 8 -> struct sroce_mw (mw.c; the index is reserved,
 	 *        with a NULL entry, in mrs)
+	 *   xsrqs: XRC SRQ number -> struct sroce_srq (srq.c)
 	 */
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
 	struct xarray		mws;
+	struct xarray		xsrqs;
 	/* mw.c: window state and sroce_mr.nmw */
 	spinlock_t		mw_lock;
 	/* qp.c: where the cyclic QPN allocation continues (random start). */
@@ -121,6 +124,8 @@ struct sroce_dev {
 	u32			mr_next;
 	/* ah.c: next ah_num to try. */
 	u32			ah_next;
+	/* srq.c: next XRC SRQ number to try. */
+	u32			xsrq_next;
 	/*
 	 * Set by the ib_client remove callback, which ib_core runs before
 	 * uverbs destroys the objects of live processes (our client is
@@ -363,6 +368,9 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
+/* xrcd.c: XRC domains, stateless like PDs. */
+extern const struct ib_device_ops sroce_xrcd_ops;
+
 /*
  * mr.c: memory regions and the memory operations of the protocol core.
  * sroce_mem_access() resolves @key (lkey, or rkey if @remote) in @pd for
@@ -502,6 +510,12 @@ struct sroce_srq {
 	u32			limit;	/* armed srq_limit; 0 = not armed */
 	bool			user;
 	bool			broken;	/* impossible prod or WQE: no more WQEs */
+	/*
+	 * XRC SRQ: its domain and CQ, from the init attributes (ib_core
+	 * sets ibsrq.ext after create_srq on some kernels).  Else NULL.
+	 */
+	struct ib_xrcd		*xrcd;
+	struct sroce_cq		*xcq;
 	/* One WQE copied out of the ring, before any field is read. */
 	u64			wqe_copy[SROCE_MAX_WQE_STRIDE / sizeof(u64)];
 };
@@ -514,6 +528,12 @@ static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 extern const struct ib_device_ops sroce_srq_ops;
 /* A QP's responder takes a WQE (QP lock held): 0, or -SROCE_EAGAIN. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *out);
+/*
+ * The XRC SRQ numbered @srqn if it belongs to @xrcd, else NULL.  Inside
+ * rcu_read_lock(): the SRQ stays valid until the reader leaves it.
+ */
+struct sroce_srq *sroce_xrc_srq_find(struct sroce_dev *sdev, u32 srqn,
+				     const struct ib_xrcd *xrcd);
 
 /*
  * mw.c: memory windows.  The responder resolves a window's rkey with
@@ -546,6 +566,14 @@ struct sroce_kqp {
 	struct sroce_ring	sq;
 	struct sroce_ring	rq;	/* rq.buf == NULL on an SRQ */
 	struct sroce_srq	*srq;	/* receives come from here, or NULL */
+	struct ib_xrcd		*xrcd;	/* XRC_TGT: its domain, else NULL */
+	/*
+	 * XRC_TGT: the SRQ the request being handled names (ops->xrc_srq),
+	 * valid until the lock is dropped (kqp.h clears it), under RCU.
+	 */
+	struct sroce_srq	*xsrq;
+	/* XRC_TGT: the SRQ's CQ to notify once the lock is dropped. */
+	struct sroce_cq		*xcq_fire;
 	/* Our own indices: ring contents are never trusted. */
 	u32			sq_cons;
 	u32			rq_cons;

@@ -21,6 +21,13 @@
  * posted and not yet taken copied (mostly before it) to the same indices
  * of the new one; the stride never changes, so neither does max_sge nor
  * wqe_copy's size.
+ *
+ * An XRC SRQ (IB_SRQT_XRC) is the same ring with a number, published in
+ * sdev->xsrqs, that XRC requests name (XRCETH): the responder of an XRC
+ * target QP finds it there under RCU (sroce_xrc_srq_find), takes its
+ * WQEs and completes into its CQ (ibsrq.ext.cq).  No QP is attached to
+ * it, so ib_core lets it be destroyed while target QPs still receive:
+ * destroy unpublishes it and waits for the readers before it frees.
  */
 #include <linux/log2.h>
 #include <linux/mutex.h>
@@ -127,11 +134,14 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	struct sroce_create_srq_resp resp = {};
 	struct sroce_ucontext *uc;
-	u32 entries, stride;
+	u32 entries, stride, srqn;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.cq || !init->ext.xrc.xrcd))
+		return -EINVAL;
 	err = sroce_srq_check(&init->attr);
 	if (err)
 		return err;
@@ -152,6 +162,17 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	err = sroce_ring_alloc(&srq->ring, entries, stride, srq->user);
 	if (err)
 		goto err_obj;
+	/* Reserve the number now, publish the SRQ only once it is complete. */
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = xa_alloc_cyclic_bh(&sdev->xsrqs, &srqn, NULL,
+					 XA_LIMIT(1, SROCE_SRQN_MASK),
+					 &sdev->xsrq_next, GFP_KERNEL);
+		if (err < 0)
+			goto err_ring;
+		ibsrq->ext.xrc.srq_num = srqn;
+		srq->xrcd = init->ext.xrc.xrcd;
+		srq->xcq = to_scq(init->ext.cq);
+	}
 
 	if (udata) {
 		uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
@@ -168,9 +189,13 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	init->attr.max_wr = entries;
 	init->attr.max_sge = srq->max_sge;
 	init->attr.srq_limit = 0;
+	if (init->srq_type == IB_SRQT_XRC)
+		xa_store_bh(&sdev->xsrqs, srqn, srq, GFP_KERNEL);
 	return 0;
 
 err_ring:
+	if (init->srq_type == IB_SRQT_XRC && ibsrq->ext.xrc.srq_num)
+		xa_erase_bh(&sdev->xsrqs, ibsrq->ext.xrc.srq_num);
 	sroce_ring_free(&srq->ring);
 err_obj:
 	sroce_obj_del(sdev, SROCE_OBJ_SRQ);
@@ -339,15 +364,33 @@ static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 /*
  * ib_core refuses this while a QP is attached, and a QP's destroy waits
- * for its RX readers, so nobody is in sroce_srq_take() any more.
+ * for its RX readers, so nobody is in sroce_srq_take() any more.  An XRC
+ * SRQ has no QP attached: it is unpublished, then the grace period waits
+ * for the target QPs' core calls that may have found it (they run inside
+ * rcu_read_lock() and drop it with their lock, kqp.h).
  */
 static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
+	if (srq->xrcd) {
+		xa_erase_bh(&to_sdev(ibsrq->device)->xsrqs,
+			    ibsrq->ext.xrc.srq_num);
+		synchronize_rcu();
+	}
 	sroce_ring_free(&srq->ring);
 	sroce_obj_del(to_sdev(ibsrq->device), SROCE_OBJ_SRQ);
 	return 0;
+}
+
+struct sroce_srq *sroce_xrc_srq_find(struct sroce_dev *sdev, u32 srqn,
+				     const struct ib_xrcd *xrcd)
+{
+	struct sroce_srq *srq = xa_load(&sdev->xsrqs, srqn);
+
+	if (!srq || !xrcd || srq->xrcd != xrcd)
+		return NULL;
+	return srq;
 }
 
 /* Kernel ULPs only: user space posts through the ring. */

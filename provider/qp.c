@@ -70,17 +70,31 @@ static int sroce_qp_map(struct sroce_qp *qp, int cmd_fd,
 	return 0;
 }
 
+/* A QP without rings (XRC target): destroy finds the locks set up. */
+static void sroce_qp_no_rings(struct sroce_qp *qp)
+{
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+}
+
 static int sroce_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 {
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
+		break;
+	case IBV_QPT_XRC_RECV:
+		/* Receives into the XRC SRQs of its domain; sends nothing. */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
 		break;
 	default:
 		return EOPNOTSUPP;
 	}
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
@@ -160,6 +174,15 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		goto err_free;
 	/* The command reports the caps in what it was given. */
 	attr->cap = cmd_attr.cap;
+	/*
+	 * An XRC target lives in the kernel, for its domain (others open
+	 * it): no rings, nothing posted to it from here.
+	 */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		sroce_qp_no_rings(qp);
+		memset(&attr->cap, 0, sizeof(attr->cap));
+		return &qp->vqp.qp;
+	}
 
 	ret = sroce_qp_map(qp, ibctx->cmd_fd, &drv, &attr->cap);
 	if (ret)
@@ -187,6 +210,33 @@ err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_open_qp: a handle on an XRC target QP of the domain, made by this
+ * or another process.  Like the one that created it, it has no rings:
+ * it is modified, queried and destroyed, never posted to.
+ */
+struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	sroce_qp_no_rings(qp);
+	return &qp->vqp.qp;
 }
 
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
@@ -247,7 +297,9 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	sroce_pd_release(qp->vqp.qp.pd);
+	/* An XRC target has no PD (vqp.qp.pd is NULL). */
+	if (qp->vqp.qp.pd)
+		sroce_pd_release(qp->vqp.qp.pd);
 	sroce_ring_unmap(&qp->rq.ring);
 	sroce_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);

@@ -47,6 +47,10 @@ uint64_t sroce_send_ops_supported(enum ibv_qp_type type)
 		return SROCE_UC_SEND_OPS;
 	case IBV_QPT_UD:
 		return SROCE_UD_SEND_OPS;
+	case IBV_QPT_XRC_SEND:
+		/* RC's, but for the placement operations (not on XRC). */
+		return SROCE_RC_SEND_OPS & ~(uint64_t)(IBV_QP_EX_WITH_ATOMIC_WRITE |
+						       IBV_QP_EX_WITH_FLUSH);
 	default:
 		return 0;
 	}
@@ -72,11 +76,14 @@ static bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
-		return type == IBV_QPT_RC;
+		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND;
 	default:
 		return false;
 	}
 }
+
+/* XRCETH carries a 24-bit SRQ number. */
+#define SROCE_XRC_SRQN_MAX	0xffffffu
 
 /* Inline data only makes sense where the payload leaves from here. */
 static bool sroce_opcode_inline_ok(enum ibv_wr_opcode op)
@@ -125,6 +132,9 @@ static int sroce_build_send(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 	if (type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (type == IBV_QPT_XRC_SEND &&
+	    wr->qp_type.xrc.remote_srqn > SROCE_XRC_SRQN_MAX)
+		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (!sroce_opcode_inline_ok(wr->opcode))
 			return EINVAL;
@@ -140,6 +150,8 @@ static int sroce_build_send(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		.opcode = wr->opcode,
 		.send_flags = wr->send_flags,
 	};
+	if (type == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
@@ -218,7 +230,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	 * ibv_modify_qp; a kernel-side move to ERR is not seen here, and
 	 * needs not be: posting in ERR is allowed (the WQEs are flushed).
 	 */
-	if (ibqp->state < IBV_QPS_RTS) {
+	if (ibqp->state < IBV_QPS_RTS || !qp->sq.ring.buf) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -499,6 +511,22 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wqe->ud.remote_qkey = remote_qkey;
 }
 
+static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *qpx,
+				  uint32_t remote_srqn)
+{
+	struct sroce_qp *qp = to_sroce_qp_ex(qpx);
+	struct sroce_send_wqe_abi *wqe = qp->wr_cur;
+
+	if (!wqe)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND ||
+	    remote_srqn > SROCE_XRC_SRQN_MAX) {
+		sroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->xrc_srqn = remote_srqn;
+}
+
 static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 				  const struct ibv_sge *sg_list)
 {
@@ -596,6 +624,7 @@ void sroce_qp_ex_init(struct sroce_qp *qp, uint64_t flags)
 		qpx->wr_flush = sroce_wr_flush;
 
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = sroce_wr_set_xrc_srqn;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;

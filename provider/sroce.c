@@ -3,9 +3,9 @@
  * sroce libibverbs provider: device matching and the control verbs.
  *
  * The data path lives in mr.c, cq.c, qp.c, srq.c, send.c and ah.c; PDs,
- * thread and parent domains in pd.c.  Verbs
- * left out of the ops table (XRC, flow steering...) are answered with
- * EOPNOTSUPP by libibverbs itself.
+ * thread, parent and XRC domains in pd.c.  Verbs left out of the ops
+ * table (flow steering, work queues...) are answered with EOPNOTSUPP by
+ * libibverbs itself.
  */
 #include <config.h>
 
@@ -99,12 +99,14 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_td = sroce_alloc_td,
 	.attach_mcast = sroce_attach_mcast,
 	.bind_mw = sroce_bind_mw,
+	.close_xrcd = sroce_close_xrcd,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.create_srq = sroce_create_srq,
+	.create_srq_ex = sroce_create_srq_ex,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_td = sroce_dealloc_td,
@@ -115,8 +117,11 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.free_context = sroce_free_context,
+	.get_srq_num = sroce_get_srq_num,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
+	.open_qp = sroce_open_qp,
+	.open_xrcd = sroce_open_xrcd,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,

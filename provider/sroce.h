@@ -231,7 +231,7 @@ struct sroce_qp {
 
 /* srq.c: one ring in the RQ's format, shared by the QPs attached. */
 struct sroce_srq {
-	struct ibv_srq ibsrq;
+	struct verbs_srq vsrq;	/* srq_type, srq_num: an XRC SRQ's number */
 	struct sroce_wq rq;	/* rq.lock: posting, and a resize */
 	/* A resize could not map the kernel's new ring: the SRQ is lost. */
 	bool lost;
@@ -285,7 +285,7 @@ static inline struct sroce_qp *to_sroce_qp_ex(struct ibv_qp_ex *qpx)
 
 static inline struct sroce_srq *to_sroce_srq(struct ibv_srq *ibsrq)
 {
-	return container_of(ibsrq, struct sroce_srq, ibsrq);
+	return container_of(ibsrq, struct sroce_srq, vsrq.srq);
 }
 
 static inline struct sroce_ah *to_sroce_ah(struct ibv_ah *ibah)
@@ -300,6 +300,11 @@ int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		  struct ibv_mw_bind *mw_bind);
 void sroce_build_bind(struct sroce_send_wqe_abi *wqe, const struct ibv_mw *mw,
 		      uint32_t rkey, const struct ibv_mw_bind_info *info);
+
+/* pd.c: XRC domains, no state of their own. */
+struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ibctx,
+				 struct ibv_xrcd_init_attr *attr);
+int sroce_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* mr.c */
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -335,6 +340,8 @@ int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
 int sroce_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
 int sroce_wq_post_recv(struct sroce_wq *rq, struct ibv_recv_wr *wr,
@@ -343,6 +350,9 @@ int sroce_wq_post_recv(struct sroce_wq *rq, struct ibv_recv_wr *wr,
 /* srq.c */
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr *attr);
+struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);

@@ -24,11 +24,30 @@ static_assert(offsetof(struct sroce_modify_srq_cmd_buf, drv) ==
 	      sizeof(struct ibv_modify_srq),
 	      "sroce udata must follow the core command without padding");
 
-struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
-				 struct ibv_srq_init_attr *attr)
+/* Map the ring the create command described; the SRQ exists already. */
+static int sroce_srq_map(struct sroce_srq *srq, int cmd_fd,
+			 const struct sroce_create_srq_resp *drv,
+			 struct ibv_srq_attr *attr)
 {
 	const size_t hdr = sizeof(struct sroce_recv_wqe_abi);
 	const size_t sge = sizeof(struct sroce_sge_abi);
+	int ret;
+
+	ret = sroce_ring_map(&srq->rq.ring, cmd_fd, &drv->rq, hdr, true);
+	if (ret)
+		return ret;
+	/* Never trust a cap the ring's stride could not hold. */
+	srq->rq.max_sge = drv->max_sge;
+	if (srq->rq.max_sge > (srq->rq.ring.stride - hdr) / sge)
+		srq->rq.max_sge = (srq->rq.ring.stride - hdr) / sge;
+	attr->max_sge = srq->rq.max_sge;
+	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr)
+{
 	struct sroce_create_srq_resp_buf resp = {};
 	struct ibv_create_srq cmd = {};
 	struct sroce_srq *srq;
@@ -38,29 +57,82 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	if (!srq)
 		return NULL;
 
-	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
-
-	ret = sroce_ring_map(&srq->rq.ring, pd->context->cmd_fd, &resp.drv.rq,
-			     hdr, true);
+	ret = sroce_srq_map(srq, pd->context->cmd_fd, &resp.drv, &attr->attr);
 	if (ret)
 		goto err_destroy;
-	/* Never trust a cap the ring's stride could not hold. */
-	srq->rq.max_sge = resp.drv.max_sge;
-	if (srq->rq.max_sge > (srq->rq.ring.stride - hdr) / sge)
-		srq->rq.max_sge = (srq->rq.ring.stride - hdr) / sge;
-	attr->attr.max_sge = srq->rq.max_sge;
-	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
-	return &srq->ibsrq;
+	return &srq->vsrq.srq;
 
 err_destroy:
-	ibv_cmd_destroy_srq(&srq->ibsrq);
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
 err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_create_srq_ex: libibverbs sends plain SRQs to create_srq, so this
+ * sees XRC SRQs (IBV_SRQT_XRC), which need an XRC domain and a CQ, the
+ * one their receive completions go to.  Tag matching is not offered.
+ */
+struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	const uint32_t xrc = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	struct sroce_create_srq_resp_buf resp = {};
+	struct ibv_create_xsrq cmd = {};
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct sroce_srq *srq;
+	int ret;
+
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if ((attr->comp_mask & ~xrc) ||
+	    (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    (type == IBV_SRQT_XRC &&
+	     ((attr->comp_mask & xrc) != xrc || !attr->xrcd || !attr->cq))) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sroce_srq_map(srq, ibctx->cmd_fd, &resp.drv, &attr->attr);
+	if (ret)
+		goto err_destroy;
+	return &srq->vsrq.srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* The number XRC senders name the SRQ by (ibv_wr_set_xrc_srqn). */
+int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct sroce_srq *srq = to_sroce_srq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 /*

@@ -100,6 +100,10 @@ struct sroce_sge_abi {
  * (@atomic_wr, @flush) and no SGEs: num_sge and inline_len are ignored,
  * IBV_SEND_INLINE fails the WQE.  (Added in ABI 1 without a bump: the
  * opcodes were refused before, and the header's size is unchanged.)
+ * @xrc_srqn is read on an XRC initiator QP only, where it names the XRC
+ * SRQ of the target (24 bits; more fails the WQE).  (Added in ABI 1
+ * without a bump: it was a reserved field written as 0, and XRC QPs were
+ * refused before.)
  */
 struct sroce_send_wqe_abi {
 	__u64 wr_id;
@@ -109,7 +113,7 @@ struct sroce_send_wqe_abi {
 	__u8 reserved0;
 	__u32 ex;
 	__u32 inline_len;
-	__u32 reserved1;
+	__u32 xrc_srqn;		/* IBV_QPT_XRC_SEND: the remote XRC SRQ */
 	union {
 		struct {
 			__u64 remote_addr;

@@ -314,6 +314,28 @@ int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 	return EOPNOTSUPP;
 }
 
+/* XRC domains and opened QPs need the real kernel (provider/objects.c). */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size)
+{
+	return EOPNOTSUPP;
+}
+
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
+{
+	return EOPNOTSUPP;
+}
+
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
+{
+	return EOPNOTSUPP;
+}
+
 /* libibverbs' own, for the test binary that does not link it. */
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
@@ -941,6 +963,53 @@ static void test_qp_ex_placement(void)
 }
 
 /*
+ * XRC_SEND: the remote SRQ number lands in the WQE's xrc_srqn, from
+ * ibv_send_wr and from ibv_wr_set_xrc_srqn(); more than 24 bits is
+ * EINVAL; no placement builders.
+ */
+static void test_xrc_send(void)
+{
+	struct sroce_send_wqe_abi *w;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+
+	errno = 0;
+	CHECK(!make_qp(IBV_QPT_XRC_SEND, IBV_QP_EX_WITH_FLUSH) &&
+	      errno == EOPNOTSUPP);
+	qp = make_qp(IBV_QPT_XRC_SEND, IBV_QP_EX_WITH_SEND);
+	CHECK(qp);
+	if (!qp)
+		return;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_SEND;
+	wr.qp_type.xrc.remote_srqn = 0xabcdef;
+	CHECK(sroce_post_send(qp, &wr, &bad) == 0);
+	w = kring_elem(&ksq, 0);
+	CHECK(ksq.ctl->prod == 1 && w->wr_id == 3 && w->xrc_srqn == 0xabcdef);
+	wr.qp_type.xrc.remote_srqn = 0x1000000;
+	CHECK(sroce_post_send(qp, &wr, &bad) == EINVAL && bad == &wr);
+	CHECK(ksq.ctl->prod == 1);
+
+	qpx = ibv_qp_to_qp_ex(qp);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 4;
+	qpx->wr_flags = 0;
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0x123);
+	CHECK(ibv_wr_complete(qpx) == 0);
+	w = kring_elem(&ksq, 1);
+	CHECK(ksq.ctl->prod == 2 && w->wr_id == 4 && w->xrc_srqn == 0x123);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0x1000000);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	CHECK(ksq.ctl->prod == 2);
+	CHECK(sroce_destroy_qp(qp) == 0);
+}
+
+/*
  * Threads against a fake kernel that drains the SQ as the real one must:
  * set SROCE_SQ_DRAINING, consume to prod, clear the flag, full barrier,
  * re-read prod and go on if it moved; it sleeps until a doorbell
@@ -1140,6 +1209,7 @@ int main(void)
 	test_post_send();
 	test_qp_ex();
 	test_qp_ex_placement();
+	test_xrc_send();
 	test_create_flags();
 	test_threads();
 

@@ -8,8 +8,9 @@
  * RC, UC and UD QPs made by ibv_create_qp_ex with
  * IBV_QP_INIT_ATTR_CREATE_FLAGS and no flag, connected to each other
  * through the device's own GID, pass one SEND (every byte checked); a
- * flag sroce does not implement is refused with EOPNOTSUPP.  XRC, which
- * the device does not offer yet, is refused at each of its verbs.
+ * flag sroce does not implement is refused with EOPNOTSUPP.  XRC: domains
+ * (a file's too), XRC SRQs, initiator, target and opened QPs, one SEND
+ * through an XRC SRQ and two naming an SRQ the target must refuse.
  *
  *   objects DEV GID_INDEX
  *
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -188,7 +190,8 @@ static int flags_up(struct ibv_qp *qp, uint32_t dqpn, int gidx,
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			IBV_QP_RQ_PSN;
 	}
-	if (t == IBV_QPT_RC) {
+	/* An XRC target responds, an initiator requests (ib_core's table). */
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_RECV) {
 		a.max_dest_rd_atomic = 1;
 		a.min_rnr_timer = 1;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -197,7 +200,11 @@ static int flags_up(struct ibv_qp *qp, uint32_t dqpn, int gidx,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (t == IBV_QPT_RC) {
+	if (t == IBV_QPT_XRC_RECV) {
+		a.timeout = 14;
+		mask |= IBV_QP_TIMEOUT;
+	}
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND) {
 		a.timeout = 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
@@ -329,12 +336,87 @@ static void create_flags_tests(struct ibv_context *ctx, struct ibv_pd *pd,
 }
 
 /*
- * The device does not offer XRC (Documentation/device.rst, "Not
- * implemented"): no IBV_DEVICE_XRC, and every XRC verb is EOPNOTSUPP
- * rather than a half-made object.
+ * One SEND of 64 bytes from a new XRC_SEND QP to a new XRC_RECV QP of
+ * @xrcd, naming XRC SRQ @srqn; both QPs end with the call.  Returns the
+ * send's completion status (-1: none, or a setup failure); *@recv_ok
+ * tells whether @srq's CQ @rcq got the message, from the target QP, with
+ * every byte in place.
  */
-static void xrc_refused_tests(struct ibv_context *ctx, struct ibv_pd *pd)
+static int xrc_send_once(struct ibv_context *ctx, struct ibv_pd *pd,
+			 struct ibv_xrcd *xrcd, struct ibv_cq *scq,
+			 struct ibv_cq *rcq, struct ibv_srq *srq,
+			 struct ibv_mr *mr, int gidx, uint32_t srqn,
+			 uint8_t fill, bool *recv_ok)
 {
+	uint8_t *src = mr->addr, *dst = (uint8_t *)mr->addr + 2048;
+	struct ibv_sge ss = { (uintptr_t)src, 64, mr->lkey };
+	struct ibv_sge rs = { (uintptr_t)dst, 64, mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 17, .sg_list = &rs, .num_sge = 1 };
+	struct ibv_send_wr swr = {
+		.wr_id = 18, .sg_list = &ss, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_qp_init_attr_ex ia = {
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+		.send_cq = scq,
+		.qp_type = IBV_QPT_XRC_SEND,
+	};
+	struct ibv_qp_init_attr_ex ta = {
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = xrcd,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *sbad;
+	struct ibv_qp *ini, *tgt;
+	struct ibv_wc wc;
+	union ibv_gid gid;
+	int status = -1, i;
+
+	*recv_ok = false;
+	memset(src, fill, 64);
+	memset(dst, 0, 64);
+	ini = ibv_create_qp_ex(ctx, &ia);
+	tgt = ibv_create_qp_ex(ctx, &ta);
+	if (!ini || !tgt || ibv_query_gid(ctx, 1, gidx, &gid) ||
+	    flags_up(ini, tgt->qp_num, gidx, &gid) ||
+	    flags_up(tgt, ini->qp_num, gidx, &gid) ||
+	    ibv_post_srq_recv(srq, &rwr, &rbad))
+		goto out;
+	swr.qp_type.xrc.remote_srqn = srqn;
+	if (ibv_post_send(ini, &swr, &sbad))
+		goto out;
+	status = vm_wait_wc(scq, &wc);
+	if (status || wc.wr_id != 18)
+		goto out;
+	if (vm_wait_wc(rcq, &wc) || wc.wr_id != 17 || wc.byte_len != 64 ||
+	    wc.opcode != IBV_WC_RECV || wc.qp_num != tgt->qp_num)
+		goto out;
+	for (i = 0; i < 64 && dst[i] == fill; i++)
+		;
+	*recv_ok = i == 64;
+out:
+	if (ini)
+		ibv_destroy_qp(ini);
+	if (tgt)
+		ibv_destroy_qp(tgt);
+	return status;
+}
+
+/*
+ * XRC (Documentation/device.rst, "XRC"): domains, shared through a file
+ * too; XRC SRQs and their numbers; initiator and target QPs, a target
+ * opened by number; one SEND through an XRC SRQ, and a SEND naming an SRQ
+ * that does not exist or is of another domain, which the target answers
+ * with an invalid request NAK (REM_INV_REQ_ERR on the sender, nothing
+ * received).  What XRC does not allow is refused with EINVAL.
+ */
+static void xrc_tests(struct ibv_context *ctx, struct ibv_pd *pd,
+		      struct ibv_mr *mr, int gidx)
+{
+	char path[] = "/tmp/sroce-xrcd-XXXXXX";
 	struct ibv_xrcd_init_attr xa = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
 		.fd = -1,
@@ -356,52 +438,163 @@ static void xrc_refused_tests(struct ibv_context *ctx, struct ibv_pd *pd)
 	struct ibv_qp_open_attr oa = {
 		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
 			     IBV_QP_OPEN_ATTR_TYPE,
-		.qp_num = 1,
 		.qp_type = IBV_QPT_XRC_RECV,
 	};
+	struct ibv_xrcd *xrcd, *shared, *other;
+	struct ibv_srq *srq, *osrq, *bad;
+	struct ibv_srq_init_attr bsa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	uint32_t srqn = 0, osrqn = 0, n;
 	struct ibv_device_attr da;
-	struct ibv_xrcd *xrcd;
-	struct ibv_srq *srq;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_cq *cq, *rcq;
+	struct ibv_qp *qp, *oqp;
+	bool got;
+	int fd;
 
-	CHECK("query_device: no IBV_DEVICE_XRC",
+	CHECK("query_device: IBV_DEVICE_XRC",
 	      !ibv_query_device(ctx, &da) &&
-	      !(da.device_cap_flags & IBV_DEVICE_XRC));
-	errno = 0;
+	      (da.device_cap_flags & IBV_DEVICE_XRC));
+
+	/* Domains: a new one, and one shared through a file. */
 	xrcd = ibv_open_xrcd(ctx, &xa);
-	CHECK("open_xrcd: EOPNOTSUPP", !xrcd && errno == EOPNOTSUPP);
-	if (xrcd)
-		ibv_close_xrcd(xrcd);
-	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	CHECK("create_cq for XRC", cq);
-	sa.cq = cq;
+	CHECK("open_xrcd without a file", xrcd);
+	fd = mkstemp(path);
+	xa.fd = fd;
+	shared = fd >= 0 ? ibv_open_xrcd(ctx, &xa) : NULL;
+	CHECK("open_xrcd of a file, O_CREAT", shared);
+	xa.oflags = 0;
+	other = fd >= 0 ? ibv_open_xrcd(ctx, &xa) : NULL;
+	CHECK("open_xrcd of the same file again, no O_CREAT", other);
+	if (other)
+		CHECK("close_xrcd of the second opener", !ibv_close_xrcd(other));
+	xa.oflags = O_CREAT | O_EXCL;
 	errno = 0;
+	other = fd >= 0 ? ibv_open_xrcd(ctx, &xa) : NULL;
+	CHECK("open_xrcd O_CREAT|O_EXCL of a file with a domain: EINVAL",
+	      !other && errno == EINVAL);
+	if (other)
+		ibv_close_xrcd(other);
+	if (shared)
+		CHECK("close_xrcd of the file's domain", !ibv_close_xrcd(shared));
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (!xrcd)
+		return;
+
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	CHECK("create_cq for XRC", cq && rcq);
+	if (!cq || !rcq)
+		goto out_cq;
+
+	/* XRC SRQs: a domain and a CQ each, a number. */
+	sa.cq = rcq;
+	sa.xrcd = xrcd;
 	srq = ibv_create_srq_ex(ctx, &sa);
-	CHECK("create_srq_ex XRC: EOPNOTSUPP", !srq && errno == EOPNOTSUPP);
-	if (srq)
-		ibv_destroy_srq(srq);
+	CHECK("create_srq_ex XRC", srq);
+	CHECK("get_srq_num", srq && !ibv_get_srq_num(srq, &srqn) && srqn &&
+	      srqn <= 0xffffff);
+	sa.comp_mask &= ~IBV_SRQ_INIT_ATTR_XRCD;
+	errno = 0;
+	bad = ibv_create_srq_ex(ctx, &sa);
+	CHECK("create_srq_ex XRC without an XRCD: EINVAL",
+	      !bad && errno == EINVAL);
+	if (bad)
+		ibv_destroy_srq(bad);
+	sa.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
+	sa.comp_mask &= ~IBV_SRQ_INIT_ATTR_CQ;
+	errno = 0;
+	bad = ibv_create_srq_ex(ctx, &sa);
+	CHECK("create_srq_ex XRC without a CQ: EINVAL",
+	      !bad && errno == EINVAL);
+	if (bad)
+		ibv_destroy_srq(bad);
+	sa.comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
+	bad = ibv_create_srq(pd, &bsa);
+	CHECK("get_srq_num of a basic SRQ: EINVAL",
+	      bad && ibv_get_srq_num(bad, &n) == EINVAL);
+	if (bad)
+		ibv_destroy_srq(bad);
+
+	/* QPs: an initiator sends only, a target belongs to its domain. */
 	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	errno = 0;
 	qp = ibv_create_qp_ex(ctx, &qa);
-	CHECK("create_qp_ex XRC_SEND: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
-	if (qp)
-		ibv_destroy_qp(qp);
+	CHECK("create_qp_ex XRC_SEND", qp && qp->qp_type == IBV_QPT_XRC_SEND);
+	if (qp) {
+		struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad;
+
+		CHECK("post_recv on XRC_SEND: EINVAL",
+		      ibv_post_recv(qp, &rwr, &rbad) == EINVAL);
+		CHECK("destroy XRC_SEND", !ibv_destroy_qp(qp));
+	}
 	qa.qp_type = IBV_QPT_XRC_RECV;
-	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 	errno = 0;
 	qp = ibv_create_qp_ex(ctx, &qa);
-	CHECK("create_qp_ex XRC_RECV: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
+	CHECK("create_qp_ex XRC_RECV without an XRCD: EINVAL",
+	      !qp && errno == EINVAL);
 	if (qp)
 		ibv_destroy_qp(qp);
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = xrcd;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	CHECK("create_qp_ex XRC_RECV", qp && qp->qp_type == IBV_QPT_XRC_RECV);
+	if (qp) {
+		struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad;
+
+		oa.xrcd = xrcd;
+		oa.qp_num = qp->qp_num;
+		oqp = ibv_open_qp(ctx, &oa);
+		CHECK("open_qp of the XRC_RECV QP",
+		      oqp && oqp->qp_num == qp->qp_num);
+		if (oqp)
+			CHECK("destroy the opened QP", !ibv_destroy_qp(oqp));
+		CHECK("post_send on XRC_RECV: EINVAL",
+		      ibv_post_send(qp, &swr, &sbad) == EINVAL);
+		CHECK("destroy XRC_RECV", !ibv_destroy_qp(qp));
+	}
+	oa.qp_num = 0xfffff0;
 	errno = 0;
-	qp = ibv_open_qp(ctx, &oa);
-	CHECK("open_qp: EOPNOTSUPP", !qp && errno == EOPNOTSUPP);
-	if (qp)
-		ibv_destroy_qp(qp);
+	oqp = ibv_open_qp(ctx, &oa);
+	CHECK("open_qp of no QP: EINVAL", !oqp && errno == EINVAL);
+	if (oqp)
+		ibv_destroy_qp(oqp);
+
+	if (!srq)
+		goto out_cq;
+	/* Traffic: the SRQ named, then one that is not there. */
+	CHECK("XRC SEND completes on the sender",
+	      xrc_send_once(ctx, pd, xrcd, cq, rcq, srq, mr, gidx,
+			    srqn, 0x5a, &got) == IBV_WC_SUCCESS);
+	CHECK("XRC SEND lands in the SRQ, its CQ, every byte", got);
+	CHECK("XRC SEND to no such SRQ: REM_INV_REQ_ERR",
+	      xrc_send_once(ctx, pd, xrcd, cq, rcq, srq, mr, gidx,
+			    (srqn + 4096) & 0xffffff, 0x5b, &got) ==
+	      IBV_WC_REM_INV_REQ_ERR && !got);
+	other = ibv_open_xrcd(ctx, &(struct ibv_xrcd_init_attr){
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT });
+	sa.xrcd = other;
+	osrq = other ? ibv_create_srq_ex(ctx, &sa) : NULL;
+	CHECK("an XRC SRQ of another domain",
+	      osrq && !ibv_get_srq_num(osrq, &osrqn));
+	if (osrq)
+		CHECK("XRC SEND to another domain's SRQ: REM_INV_REQ_ERR",
+		      xrc_send_once(ctx, pd, xrcd, cq, rcq, srq, mr, gidx, osrqn,
+				    0x5c, &got) == IBV_WC_REM_INV_REQ_ERR &&
+		      !got);
+	if (osrq)
+		CHECK("destroy the other domain's SRQ", !ibv_destroy_srq(osrq));
+	if (other)
+		CHECK("close the other domain", !ibv_close_xrcd(other));
+	CHECK("destroy the XRC SRQ", !ibv_destroy_srq(srq));
+out_cq:
 	if (cq)
-		CHECK("destroy_cq for XRC", !ibv_destroy_cq(cq));
+		ibv_destroy_cq(cq);
+	if (rcq)
+		ibv_destroy_cq(rcq);
+	CHECK("close_xrcd", !ibv_close_xrcd(xrcd));
 }
 
 int main(int argc, char **argv)
@@ -429,7 +622,6 @@ int main(int argc, char **argv)
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	CHECK("reg_mr", mr && mr->lkey && mr->length == sizeof(buf));
 	cq_tests(ctx);
-	xrc_refused_tests(ctx, pd);
 
 	/* An AH to our own GID: always resolvable. */
 	aa.grh.sgid_index = atoi(argv[2]);
@@ -441,6 +633,7 @@ int main(int argc, char **argv)
 	if (mr && ah) {
 		qp_tests(ctx, pd, mr, ah);
 		create_flags_tests(ctx, pd, mr, ah, aa.grh.sgid_index);
+		xrc_tests(ctx, pd, mr, aa.grh.sgid_index);
 	}
 
 	if (ah)
