@@ -538,11 +538,14 @@ static void sroce_odp_release(struct kref *ref)
 		}
 		xa_destroy(&odp->children);
 		mutex_destroy(&odp->child_mutex);
+		/* The root goes after its children, and has no notifier. */
+		ib_umem_odp_release(odp->umem);
 	} else {
+		/* The notifier writes into the table until this returns. */
+		ib_umem_odp_release(odp->umem);
 		kvfree(odp->tbl.pages);
 		sroce_mem_uncharge(odp->tbl.npages * SROCE_ODP_CORE_BYTES);
 	}
-	ib_umem_odp_release(odp->umem);
 	kfree(odp);
 }
 
