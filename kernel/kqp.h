@@ -123,7 +123,9 @@ static inline void sroce_kqp_lock_irqs_off(struct sroce_kqp *kqp)
 static inline void sroce_kqp_unlock_irqs_off(struct sroce_kqp *kqp)
 	__releases(&kqp->lock)
 {
+	/* Such a caller completes nothing (above): nothing to notify. */
 	kqp->xsrq = NULL;
+	kqp->xcq_fire = NULL;
 	spin_unlock(&kqp->lock);
 	rcu_read_unlock();
 }

@@ -101,7 +101,7 @@ static int sroce_kqp_check_init(const struct ib_qp_init_attr *init,
  * SQ, of one slot, and its send caps are reported as 0.
  */
 static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, enum ib_qp_type type,
-				 struct ib_qp_cap *cap)
+				 struct ib_qp_cap *cap, bool acct)
 {
 	u32 sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
 	u32 rq_entries = roundup_pow_of_two(max(cap->max_recv_wr, 1u));
@@ -117,7 +117,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, enum ib_qp_type type,
 	kqp->max_send_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
 	kqp->max_inline = min_t(u32, SROCE_MAX_INLINE_DATA, room);
-	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride, kqp->user);
+	err = sroce_ring_alloc(&kqp->sq, sq_entries, stride, acct);
 	if (err)
 		return err;
 	if (kqp->srq || type == IB_QPT_XRC_INI || type == IB_QPT_XRC_TGT) {
@@ -129,7 +129,7 @@ static int sroce_kqp_alloc_rings(struct sroce_kqp *kqp, enum ib_qp_type type,
 	room = stride - sizeof(struct sroce_recv_wqe_abi);
 	kqp->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
 				  room / sizeof(struct sroce_sge_abi));
-	err = sroce_ring_alloc(&kqp->rq, rq_entries, stride, kqp->user);
+	err = sroce_ring_alloc(&kqp->rq, rq_entries, stride, acct);
 	if (err) {
 		sroce_ring_free(&kqp->sq);
 		return err;
@@ -180,6 +180,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_kqp *kqp = to_kqp(ibqp);
 	struct sroce_qp_init_attr ia = {};
 	size_t shadow;
+	bool acct;
 	u32 slot;
 	gfp_t gfp;
 	u32 qpn;
@@ -188,9 +189,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_kqp_check_init(init, udata);
 	if (err)
 		return err;
-	/* A target QP is a process's even though it comes without udata. */
-	err = sroce_obj_add(sdev, SROCE_OBJ_QP,
-			    udata || init->qp_type == IB_QPT_XRC_TGT);
+	/*
+	 * A target QP is a process's even though it comes without udata
+	 * (ib_core makes it for ibv_create_qp_ex() or ibv_open_qp()): its
+	 * count, cgroup and budget share are the process's (@acct).
+	 */
+	acct = udata || init->qp_type == IB_QPT_XRC_TGT;
+	err = sroce_obj_add(sdev, SROCE_OBJ_QP, acct);
 	if (err)
 		return err;
 
@@ -207,7 +212,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = -ENOMEM;
 		goto err_obj;
 	}
-	err = sroce_kqp_alloc_rings(kqp, init->qp_type, &init->cap);
+	err = sroce_kqp_alloc_rings(kqp, init->qp_type, &init->cap, acct);
 	if (err)
 		goto err_free;
 	/*
@@ -219,12 +224,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	shadow = array_size(kqp->sq.entries, slot);
 	if (sroce_kqp_type_rc(init->qp_type))
 		shadow += array_size(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res));
-	if (!sroce_mem_charge(shadow, kqp->user)) {
+	if (!sroce_mem_charge(shadow, acct)) {
 		err = -ENOMEM;
 		goto err_free;
 	}
 	kqp->shadow_size = shadow;
-	gfp = kqp->user ? SROCE_GFP_USER : GFP_KERNEL;
+	gfp = acct ? SROCE_GFP_USER : GFP_KERNEL;
 	kqp->swqe = kvcalloc(kqp->sq.entries, slot, gfp);
 	if (sroce_kqp_type_rc(init->qp_type))
 		kqp->res = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*kqp->res),
