@@ -32,6 +32,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -59,10 +60,14 @@
  * bound them: the device budget does, as for rings.
  */
 #define SROCE_ODP_CORE_BYTES	(sizeof(unsigned long) + sizeof(dma_addr_t))
+/*
+ * A child's share of the device budget: ib_core's arrays and its table,
+ * made by the fault work, whose kworker no memory cgroup is charged for.
+ */
+#define SROCE_ODP_CHILD_COST	(SROCE_ODP_CHILD_PAGES * \
+				 (SROCE_ODP_CORE_BYTES + sizeof(unsigned long)))
 /* At most 16 GiB of an implicit MR's address space has children. */
 #define SROCE_ODP_MAX_CHILDREN	8192
-
-static_assert(SROCE_ODP_CHUNK <= SROCE_ODP_CHILD_SIZE);
 
 struct sroce_odp_range {
 	unsigned long lo, hi;	/* page-aligned user addresses, [lo, hi) */
@@ -161,13 +166,13 @@ static struct sroce_odp_tbl *sroce_odp_child_new(struct sroce_odp *odp,
 	struct ib_umem_odp *umem;
 	int err;
 
-	/* The child limit or the device budget: no more children. */
-	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN ||
-	    !sroce_mem_charge(SROCE_ODP_CHILD_PAGES * SROCE_ODP_CORE_BYTES,
-			      true)) {
+	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN) {
 		sroce_count(odp->sdev, SROCE_CTR_ODP_IMPLICIT_FULL, 1);
 		return ERR_PTR(-ENOSPC);
 	}
+	/* A spent budget may come back: the access waits, the MR is not full. */
+	if (!sroce_mem_charge(SROCE_ODP_CHILD_COST, true))
+		return ERR_PTR(-ENOMEM);
 	err = -ENOMEM;
 	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
 	if (!tbl)
@@ -203,7 +208,7 @@ err_free:
 	kfree(tbl->pages);
 	kfree(tbl);
 err_budget:
-	sroce_mem_uncharge(SROCE_ODP_CHILD_PAGES * SROCE_ODP_CORE_BYTES);
+	sroce_mem_uncharge(SROCE_ODP_CHILD_COST);
 	return ERR_PTR(err);
 }
 
@@ -280,6 +285,10 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 	int err = 0, ret;
 
 	for (a = lo; a < hi; a = end) {
+		/* An advice may name many GiB: yield, and let a kill end it. */
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 		/* One umem at a time: an implicit MR's chunk ends its child. */
 		end = min(hi, a + SROCE_ODP_CHUNK);
 		if (odp->implicit)
@@ -293,6 +302,11 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 		/* No child to be had: nothing to mark, the access fails. */
 		if (ret == -ENOSPC)
 			return -EFAULT;
+		/* Short of memory or budget: nothing to mark, ask again later. */
+		if (ret == -ENOMEM) {
+			err = ret;
+			continue;
+		}
 		if (!mark)
 			continue;
 		/*
@@ -310,7 +324,6 @@ static int sroce_odp_fault(struct sroce_odp *odp, unsigned long lo,
 			err = -EFAULT;
 			cond_resched();
 		}
-		cond_resched();
 	}
 	return err;
 }
@@ -532,8 +545,7 @@ static void sroce_odp_release(struct kref *ref)
 			ib_umem_odp_release(tbl->umem);
 			kfree(tbl->pages);
 			kfree(tbl);
-			sroce_mem_uncharge(SROCE_ODP_CHILD_PAGES *
-					   SROCE_ODP_CORE_BYTES);
+			sroce_mem_uncharge(SROCE_ODP_CHILD_COST);
 			cond_resched();
 		}
 		xa_destroy(&odp->children);
