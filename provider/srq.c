@@ -45,6 +45,26 @@ static int sroce_srq_map(struct sroce_srq *srq, int cmd_fd,
 	return 0;
 }
 
+/*
+ * After the create command (@ret its result): map the ring, or undo the
+ * command; the SRQ, or NULL with errno set.
+ */
+static struct ibv_srq *sroce_srq_finish(struct sroce_srq *srq, int ret,
+					int fd,
+					const struct sroce_create_srq_resp *drv,
+					struct ibv_srq_attr *attr)
+{
+	if (!ret) {
+		ret = sroce_srq_map(srq, fd, drv, attr);
+		if (!ret)
+			return &srq->vsrq.srq;
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+	}
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr *attr)
 {
@@ -59,19 +79,8 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 
 	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = sroce_srq_map(srq, pd->context->cmd_fd, &resp.drv, &attr->attr);
-	if (ret)
-		goto err_destroy;
-	return &srq->vsrq.srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
-err_free:
-	free(srq);
-	errno = ret;
-	return NULL;
+	return sroce_srq_finish(srq, ret, pd->context->cmd_fd, &resp.drv,
+				&attr->attr);
 }
 
 /*
@@ -109,19 +118,7 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
 		return NULL;
 	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
 				    &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = sroce_srq_map(srq, ibctx->cmd_fd, &resp.drv, &attr->attr);
-	if (ret)
-		goto err_destroy;
-	return &srq->vsrq.srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
-err_free:
-	free(srq);
-	errno = ret;
-	return NULL;
+	return sroce_srq_finish(srq, ret, ibctx->cmd_fd, &resp.drv, &attr->attr);
 }
 
 /* The number XRC senders name the SRQ by (ibv_wr_set_xrc_srqn). */
