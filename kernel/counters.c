@@ -32,6 +32,7 @@ enum {
 	SROCE_STAT_QP_CNP_RECEIVED,
 	SROCE_STAT_QP_ECN_MARKED,
 	SROCE_STAT_QP_RATE_DECREASES,
+	SROCE_STAT_QP_FLUSH_ICRC_SWITCHES,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -76,6 +77,7 @@ static const char * const sroce_kqp_stat_names[] = {
 	"cnp_received",
 	"ecn_marked_packets",
 	"rate_decreases",
+	"flush_icrc_switches",
 };
 
 static_assert(ARRAY_SIZE(sroce_kqp_stat_names) ==
@@ -130,6 +132,7 @@ static void sroce_kqp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[16] += READ_ONCE(s->cnp_rcvd);
 	v[17] += READ_ONCE(s->ecn_marked);
 	v[18] += READ_ONCE(s->rate_decreases);
+	v[19] += READ_ONCE(s->flush_icrc_switches);
 }
 
 /*
@@ -164,6 +167,7 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->cnp_rcvd += s->cnp_rcvd;
 	r->ecn_marked += s->ecn_marked;
 	r->rate_decreases += s->rate_decreases;
+	r->flush_icrc_switches += s->flush_icrc_switches;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 

@@ -395,13 +395,14 @@ static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
 		      const struct sroce_zc *zc, bool v6)
 {
 	struct sroce_fill_state st = { .skb = skb };
+	const u8 *bth = skb_tail_pointer(skb) - pkt->hdr_len;
 	static const u8 zero[4];
 	u8 *tail;
 	int i, err;
 
 	st.crc = sroce_icrc_begin(skb_network_header(skb), v6);
-	st.crc = sroce_crc32(st.crc, skb_tail_pointer(skb) - pkt->hdr_len +
-			  SROCE_BTH_LEN, pkt->hdr_len - SROCE_BTH_LEN);
+	st.crc = sroce_crc32(st.crc, bth + SROCE_BTH_LEN,
+			     pkt->hdr_len - SROCE_BTH_LEN);
 	if (zc->n) {
 		st.crc = sroce_fill_pages(skb, zc, st.crc);
 		tail = sroce_fill_tail(skb, pkt->pad + SROCE_ICRC_LEN);
@@ -425,6 +426,9 @@ static int sroce_fill(struct sk_buff *skb, const struct sroce_tx_pkt *pkt,
 		}
 	}
 	sroce_fill_chunk(&st, (void *)zero, pkt->pad);
+	if (pkt->icrc_rxe)	/* a FLUSH: no payload, never zero-copy */
+		st.crc = sroce_icrc_rxe_flush_extend(st.crc, bth,
+						     pkt->hdr_len);
 	sroce_icrc_put(skb_put(skb, SROCE_ICRC_LEN), sroce_icrc_final(st.crc));
 	return 0;
 }

@@ -317,6 +317,8 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		if (pkt->paylen)
 			return SROCE_DROP_BAD_LENGTH;
 		st = SROCE_WC_SUCCESS;
+		if (w->wr.opcode == SROCE_WR_FLUSH)
+			sroce_req_flush_done(qp, psn);
 	} else {
 		off = k * qp->mtu;
 		want = w->length - off;

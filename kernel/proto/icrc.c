@@ -120,7 +120,8 @@ bool sroce_icrc_rxe_flush(u32 opflags, u32 state, const u8 *hdr,
 {
 	if (!(opflags & SROCE_OPF_FLUSH))
 		return false;
-	return sroce_icrc_final(sroce_icrc_update(state, hdr, hdr_len)) == icrc;
+	return sroce_icrc_final(sroce_icrc_rxe_flush_extend(state, hdr,
+							   hdr_len)) == icrc;
 }
 
 bool sroce_icrc_check_rxe_flush(const u8 *l3, u32 len, bool ipv6)

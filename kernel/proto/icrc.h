@@ -58,6 +58,17 @@ bool sroce_icrc_check(const u8 *l3, u32 len, bool ipv6);
 bool sroce_icrc_rxe_flush(u32 opflags, u32 state, const u8 *hdr,
 			  u32 hdr_len, u32 icrc);
 
+/*
+ * Sending that variant (sroce_tx_pkt.icrc_rxe, to rdma_rxe): the CRC
+ * state @state after the IBA's part, run on over the @hdr_len header
+ * bytes from the BTH as sent.
+ */
+static inline u32 sroce_icrc_rxe_flush_extend(u32 state, const u8 *hdr,
+					      u32 hdr_len)
+{
+	return sroce_icrc_update(state, hdr, hdr_len);
+}
+
 /* sroce_icrc_check() for that variant: a contiguous frame, for the tools. */
 bool sroce_icrc_check_rxe_flush(const u8 *l3, u32 len, bool ipv6);
 

@@ -46,6 +46,8 @@ int sroce_pkt_emit(struct sroce_qp *qp, struct sroce_tx_pkt *tp,
 	 */
 	tp->ect = qp->cc.p &&
 		  (t == SROCE_TRANSPORT_RC || t == SROCE_TRANSPORT_UC);
+	tp->icrc_rxe = qp->req.flush_rxe &&
+		       (h->bth.opcode & ~SROCE_TRANSPORT_MASK) == SROCE_OP_FLUSH;
 	if (!tp->hdr_len)
 		return -SROCE_EINVAL;
 	ret = qp->ops->emit(qp->ctx, tp);

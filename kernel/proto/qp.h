@@ -442,6 +442,7 @@ struct sroce_tx_pkt {
 	u32 psn;		/* copy of the BTH PSN, for tracing */
 	u8 opcode;		/* copy of the BTH opcode */
 	bool ect;		/* ECN-capable: set ECT(0) in the IP header */
+	bool icrc_rxe;		/* FLUSH: rdma_rxe's ICRC variant (icrc.h) */
 	const u8 *inline_data;
 	struct sroce_tx_seg seg[SROCE_MAX_SGE];
 };
@@ -619,6 +620,7 @@ struct sroce_qp_stats {
 	u64 cnp_rcvd;		/* CNPs taken by the reaction point */
 	u64 ecn_marked;		/* CE-marked packets received */
 	u64 rate_decreases;	/* reaction point cuts */
+	u64 flush_icrc_switches; /* FLUSH ICRC variant changes (req.c) */
 };
 
 struct sroce_qp {
@@ -667,6 +669,11 @@ struct sroce_qp {
 		u64 ack_deadline;
 		bool stopped;	/* a WQE with an error blocks further sends */
 		bool sq_drained_sent;
+		/* sroce_req_flush_icrc() */
+		bool flush_rxe;	/* FLUSHes go out with rdma_rxe's ICRC */
+		bool flush_sure; /* ... or not: a FLUSH went through as is */
+		u8 flush_misses; /* resends from flush_miss_psn: 0..3+ */
+		u32 flush_miss_psn;
 	} req;
 
 	struct {

@@ -99,6 +99,7 @@ u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);
 bool sroce_req_ready(const struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_flush_done(struct sroce_qp *qp, u32 psn);
 void sroce_req_catch_up(struct sroce_qp *qp);
 bool sroce_req_flush(struct sroce_qp *qp, u32 budget);
 void sroce_req_loss(struct sroce_qp *qp, bool timeout);

@@ -501,11 +501,56 @@ static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	return false;
 }
 
+/*
+ * rdma_rxe drops a FLUSH carrying the IBA's ICRC as corrupt, and every
+ * other responder drops one carrying rxe's variant (icrc.h); nothing on
+ * the wire says which peer this is.  So a FLUSH that has to be resent
+ * from its own PSN (the peer has all before it) a third time in a row
+ * goes out with the other variant, and the variant alternates from then
+ * on; later FLUSHes start with the one that went last.  Once a FLUSH
+ * went through with no change of variant, the QP has its answer and
+ * stops switching.  A FLUSH lost once or twice costs an IBA peer nothing
+ * more; rdma_rxe's first FLUSH on a QP costs three retries, and with
+ * retry_cnt 7 either kind of peer still gets three tries or more.
+ * Called with the send cursor on @psn.
+ */
+static void sroce_req_flush_icrc(struct sroce_qp *qp, u32 psn)
+{
+	const struct sroce_swqe *w = sroce_sq_slot(qp, qp->req.next);
+
+	if (qp->type != SROCE_QPT_RC || w->wr.opcode != SROCE_WR_FLUSH ||
+	    qp->req.flush_sure)
+		return;
+	if (!qp->req.flush_misses || qp->req.flush_miss_psn != psn) {
+		qp->req.flush_misses = 1;
+		qp->req.flush_miss_psn = psn;
+		return;
+	}
+	if (qp->req.flush_misses < 2) {
+		qp->req.flush_misses++;
+		return;
+	}
+	qp->req.flush_misses = 3;	/* three or more: switching */
+	qp->req.flush_rxe = !qp->req.flush_rxe;
+	qp->stats.flush_icrc_switches++;
+}
+
+/* The FLUSH at @psn was answered with success. */
+void sroce_req_flush_done(struct sroce_qp *qp, u32 psn)
+{
+	/* After a switch its response may answer the other variant. */
+	if (qp->req.flush_misses < 3 || qp->req.flush_miss_psn != psn)
+		qp->req.flush_sure = true;
+	qp->req.flush_misses = 0;
+}
+
 /* Go back N: the next packet sent will be the one at @psn. */
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 {
-	if (sroce_req_seek(qp, psn))
-		qp->stats.retransmits++;
+	if (!sroce_req_seek(qp, psn))
+		return;
+	qp->stats.retransmits++;
+	sroce_req_flush_icrc(qp, psn);
 }
 
 /*

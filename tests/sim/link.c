@@ -329,13 +329,16 @@ u32 sim_encap_hdr(struct sim_frame *f, bool ipv6, u32 roce_len, u16 sport,
 	return l3 + 8;
 }
 
-void sim_encap_icrc(struct sim_frame *f)
+void sim_encap_icrc(struct sim_frame *f, bool rxe_flush)
 {
 	u32 bth = f->ipv6 ? 48 : 28;
 	u32 crc = sroce_icrc_begin(f->data, f->ipv6);
 
 	crc = sroce_icrc_update(crc, f->data + bth + SROCE_BTH_LEN,
 				f->len - bth - SROCE_BTH_LEN - SROCE_ICRC_LEN);
+	if (rxe_flush)	/* a FLUSH has no payload: its headers run to here */
+		crc = sroce_icrc_rxe_flush_extend(crc, f->data + bth,
+						  f->len - bth - SROCE_ICRC_LEN);
 	sroce_icrc_put(f->data + f->len - SROCE_ICRC_LEN,
 		       sroce_icrc_final(crc));
 }
@@ -376,7 +379,24 @@ void sim_frame_gids(const struct sim_frame *f, u8 *sgid, u8 *dgid)
 	sim_gid_of(f->data + (f->ipv6 ? 24 : 16), f->ipv6, dgid);
 }
 
-int sim_decap(const struct sim_frame *f, const u8 **bth, u32 *len)
+/*
+ * Whether a receiver of enum sim_icrc @icrc takes the RoCE frame @p of
+ * @len bytes, its BTH at @l3 + 8, on its ICRC.
+ */
+static bool sim_icrc_ok(const u8 *p, u32 len, bool ipv6, u32 l3, u8 icrc)
+{
+	const struct sroce_opinfo *op = sroce_opinfo(p[l3 + 8]);
+	bool flush = op && (op->flags & SROCE_OPF_FLUSH);
+
+	if (icrc == SIM_ICRC_RXE && flush)
+		return sroce_icrc_check_rxe_flush(p, len, ipv6);
+	if (sroce_icrc_check(p, len, ipv6))
+		return true;
+	return icrc == SIM_ICRC_SROCE &&
+	       sroce_icrc_check_rxe_flush(p, len, ipv6);
+}
+
+int sim_decap(const struct sim_frame *f, u8 icrc, const u8 **bth, u32 *len)
 {
 	const u8 *p = f->data;
 	u32 l3, ulen;
@@ -396,7 +416,7 @@ int sim_decap(const struct sim_frame *f, const u8 **bth, u32 *len)
 	if (sroce_get_be16(p + l3 + 2) != SROCE_UDP_PORT ||
 	    ulen != f->len - l3 || ulen < 8 + SROCE_BTH_LEN + SROCE_ICRC_LEN)
 		return SROCE_DROP_TRUNCATED;
-	if (!sroce_icrc_check(p, f->len, f->ipv6))
+	if (!sim_icrc_ok(p, f->len, f->ipv6, l3, icrc))
 		return SROCE_DROP_BAD_ICRC;
 	*bth = p + l3 + 8;
 	*len = ulen - 8;

@@ -129,15 +129,22 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
  */
 void sim_link_mark(struct sim_link *l, struct sim_frame *f);
 
+/* Which FLUSH ICRCs a side accepts and sends (icrc.h, req.c). */
+enum sim_icrc {
+	SIM_ICRC_IBA,	/* the IBA's only, as RoCE NICs: the default */
+	SIM_ICRC_SROCE,	/* rdma_rxe's FLUSH variant too, as kernel/net.c */
+	SIM_ICRC_RXE,	/* rdma_rxe: FLUSHes in its variant only, both ways */
+};
+
 /*
  * Encapsulation.  sim_encap_hdr writes IP and UDP headers for a RoCE
  * payload of @roce_len bytes (BTH to ICRC inclusive) and returns the
  * offset of the BTH; sim_encap_icrc fills in the ICRC once the rest of
- * the frame is in place.
+ * the frame is in place, in rdma_rxe's FLUSH variant if @rxe_flush.
  */
 u32 sim_encap_hdr(struct sim_frame *f, bool ipv6, u32 roce_len, u16 sport,
 		  u8 src_side);
-void sim_encap_icrc(struct sim_frame *f);
+void sim_encap_icrc(struct sim_frame *f, bool rxe_flush);
 /*
  * Multicast: send @f (headers written, ICRC not yet) to the simulated
  * group, 239.1.2.3 or ff0e::1:2:3, instead of the peer.  sim_frame_gids
@@ -149,9 +156,10 @@ void sim_frame_gids(const struct sim_frame *f, u8 *sgid, u8 *dgid);
 
 /*
  * What the receive glue does before the core sees a frame: IP and UDP
- * sanity, then the ICRC.  On success sets *bth and *len to the RoCE part
- * (BTH to ICRC inclusive) and returns SROCE_DROP_NONE.
+ * sanity, then the ICRC as a receiver of enum sim_icrc @icrc checks it.
+ * On success sets *bth and *len to the RoCE part (BTH to ICRC inclusive)
+ * and returns SROCE_DROP_NONE.
  */
-int sim_decap(const struct sim_frame *f, const u8 **bth, u32 *len);
+int sim_decap(const struct sim_frame *f, u8 icrc, const u8 **bth, u32 *len);
 
 #endif /* SROCE_SIM_LINK_H */

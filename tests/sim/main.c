@@ -183,7 +183,23 @@ static const struct mix check_mix[] = {
 	  12000 },
 	/* On-demand paging: absent_mix[] has its copies miss a page. */
 	{ "odp",	1000,	0,	0,	0,	0,	0,	256 << 10, ALL, 3000, 8, 0 },
+	/* Side 1 checks FLUSH ICRCs as rdma_rxe does: rxe_mix[]. */
+	{ "rxe-flush",	0,	0,	0,	0,	0,	0,	16 << 10, RC, 2000, 8, 0 },
+	{ "rxe-flush-loss1", 10000, 0,	0,	0,	0,	0,	16 << 10, RC, 2000, 8, 0 },
 };
+
+/* Mixes whose side 1 is rdma_rxe for FLUSH ICRCs; side 0 is sroce. */
+static const char *const rxe_mix[] = { "rxe-flush", "rxe-flush-loss1" };
+
+static bool mix_rxe(const struct mix *m)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(rxe_mix); i++)
+		if (!strcmp(rxe_mix[i], m->name))
+			return true;
+	return false;
+}
 
 /* Mixes whose copies find memory not present (ODP), in ppm. */
 static const struct {
@@ -216,6 +232,8 @@ static void apply_mix(struct sim_opts *o, const struct mix *m)
 	o->emit_busy_ppm = m->busy;
 	o->emit_busy_ns = (u64)m->busy_us * 1000;
 	o->absent_ppm = mix_absent(m);
+	o->icrc[0] = mix_rxe(m) ? SIM_ICRC_SROCE : SIM_ICRC_IBA;
+	o->icrc[1] = mix_rxe(m) ? SIM_ICRC_RXE : SIM_ICRC_IBA;
 	o->max_size = m->max_size;
 	o->types = m->types;
 	o->msgs = (u32)(m->msgs * scale);

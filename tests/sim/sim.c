@@ -84,7 +84,9 @@ static int sim_emit(void *arg, struct sroce_ep_qp *q,
 	if (mc)
 		sim_encap_to_group(f);
 	sroce_ep_pkt_copy(q->ep, pkt, f->data + off);
-	sim_encap_icrc(f);
+	sim_encap_icrc(f, (pkt->opcode & ~SROCE_TRANSPORT_MASK) ==
+			  SROCE_OP_FLUSH &&
+			  (pkt->icrc_rxe || s->o.icrc[sq->side] == SIM_ICRC_RXE));
 	if (mc) {
 		/* The sender's IP stack loops a copy back to its side. */
 		struct sim_ev e = {
@@ -169,7 +171,7 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 
 	s->st.rx_frames++;
 	sim_link_mark(&s->link[!side], f);
-	r = sim_decap(f, &bth, &len);
+	r = sim_decap(f, s->o.icrc[side], &bth, &len);
 	if (!r && f->corrupted) {
 		sim_fail(s, "a corrupted frame passed the ICRC check");
 		return;

@@ -36,6 +36,7 @@ struct sim_opts {
 	/* Per-sender NIC rate: emit refuses while the last frame serialises. */
 	u64 nic_gbps;
 	bool cc;		/* DCQCN on: ECT frames, CNPs, rate limiting */
+	u8 icrc[2];		/* enum sim_icrc of each side */
 	bool verbose;
 	u32 trace;		/* 1 + index of a QP pair to trace */
 };

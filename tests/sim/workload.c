@@ -84,6 +84,7 @@ struct wl_flow {
 	u32 rposted;			/* records handed to the endpoint */
 	u32 recv_msgs;			/* RC: recv-consuming messages posted */
 	u32 last_seq;			/* UC: newest delivered + 1 */
+	u32 flushes;			/* FLUSHes completed */
 	/* atomic target word at the peer */
 	struct wl_region atom;
 	u64 aval;
@@ -754,6 +755,7 @@ static void finish_msg(struct sim *s, struct wl_flow *fl, struct wl_msg *m,
 	fl->src->peer_busy_ns = 0;
 	s->st.atomic_writes += m->op == SROCE_WR_ATOMIC_WRITE;
 	s->st.flushes += m->op == SROCE_WR_FLUSH;
+	fl->flushes += m->op == SROCE_WR_FLUSH;
 	s->st.msgs++;
 	s->st.bytes += m->len;
 	if (fl->type != SROCE_QPT_RC)
@@ -1096,6 +1098,37 @@ static void check_uc_writes(struct sim *s, struct wl_flow *fl)
 	}
 }
 
+/*
+ * The FLUSH ICRC variant a requester settled on (req.c) is the one its
+ * responder takes; on a clean link against rdma_rxe it took exactly one
+ * switch, and none against anything else.
+ */
+static void check_flush_icrc(struct sim *s, const struct wl_flow *fl)
+{
+	const struct sroce_qp *q = &fl->src->q->qp;
+	bool rxe = s->o.icrc[fl->dst->side] == SIM_ICRC_RXE;
+	const struct sim_link_cfg *l = &s->o.link;
+	bool clean = !l->loss_ppm && !l->dup_ppm && !l->reorder_ppm &&
+		     !l->corrupt_ppm && !s->o.emit_busy_ppm;
+
+	if (s->o.icrc[fl->dst->side] != SIM_ICRC_SROCE && q->req.flush_sure &&
+	    q->req.flush_rxe != rxe)
+		sim_fail(s, "flow %s: settled on the %s FLUSH ICRC against %s",
+			 fname(fl), q->req.flush_rxe ? "rxe" : "IBA",
+			 rxe ? "rdma_rxe" : "an IBA peer");
+	if (!clean || !fl->flushes ||
+	    s->o.icrc[fl->src->side] == SIM_ICRC_RXE)
+		return;
+	if (q->stats.flush_icrc_switches != rxe)
+		sim_fail(s, "flow %s: %llu FLUSH ICRC switches on a clean link, %s",
+			 fname(fl),
+			 (unsigned long long)q->stats.flush_icrc_switches,
+			 rxe ? "against rdma_rxe: want 1" : "want 0");
+	if (rxe && fl->flushes > 1 && !q->req.flush_sure)
+		sim_fail(s, "flow %s: %u FLUSHes to rdma_rxe, variant not settled",
+			 fname(fl), fl->flushes);
+}
+
 static void flow_free(struct sim *s, struct wl_flow *fl)
 {
 	while (fl->head != fl->tail) {
@@ -1257,6 +1290,7 @@ int sim_random(struct sim *s)
 			sim_fail(s, "flow %s: qp %#x in state %u at the end",
 				 fname(fl), fl->src->q->qp.qpn,
 				 fl->src->q->qp.state);
+		check_flush_icrc(s, fl);
 	}
 	if (s->o.verbose) {
 		for (i = 0; i < 2 * s->nqp; i++) {

@@ -173,6 +173,10 @@ START_TEST(test_rxe_flush_variant)
 	icrc = sroce_icrc_get(rxe_flush_v6 + len - 4);
 	ck_assert(sroce_icrc_rxe_flush(SROCE_OPF_FLUSH, st, hdr, 32, icrc));
 	ck_assert(sroce_icrc_check_rxe_flush(rxe_flush_v6, len, true));
+	/* sending it (sroce_tx_pkt.icrc_rxe) gives rxe's own field */
+	ck_assert_uint_eq(sroce_icrc_final(sroce_icrc_rxe_flush_extend(st, hdr,
+								       32)),
+			  icrc);
 	/* only for a FLUSH */
 	ck_assert(!sroce_icrc_rxe_flush(SROCE_OPF_REQ, st, hdr, 32, icrc));
 	/* a flipped payload-free header bit still fails both */

@@ -180,14 +180,14 @@ static struct {
 	int timeout;
 	bool verbose;
 	bool plan;
-	bool flush_range_only;	/* client: no whole-MR FLUSH */
+	int flush_level;	/* client: IBV_FLUSH_RANGE or _MR only; -1 both */
 	const char *no_flush;	/* client: no FLUSH at all, for this reason */
 	const char *qpn_file;
 	bool odp;		/* on-demand paging MRs, dropped every round */
 } opt = {
 	.gid_index = -1, .port = 18800, .seed = 1, .bytes = 64ull << 20,
 	.ops = 300, .nqp = 4, .max_size = 16u << 20, .sge = DEFAULT_SGE,
-	.timeout = 60,
+	.timeout = 60, .flush_level = -1,
 };
 
 static struct {
@@ -1058,8 +1058,8 @@ static void client_round(struct op *ops, unsigned int n, uint32_t round, uint64_
 				ibv_wr_atomic_write(qx, rkey, raddr, &o->a_swap);
 			else
 				ibv_wr_flush(qx, rkey, raddr, o->size, IBV_FLUSH_GLOBAL,
-					     o->imm & 1 && !opt.flush_range_only ?
-					     IBV_FLUSH_MR : IBV_FLUSH_RANGE);
+					     opt.flush_level >= 0 ? opt.flush_level :
+					     o->imm & 1 ? IBV_FLUSH_MR : IBV_FLUSH_RANGE);
 			ret = ibv_wr_complete(qx);
 		}
 		if (ret)
@@ -1325,7 +1325,7 @@ static void usage(void)
 		"       [--ops N] [--bytes N] [--qps N] [--max-size N] [--timeout S] [-v]\n"
 		"       [--sge N] [--inline N]   SGEs per WR (4), max_inline_data (0)\n"
 		"       [--qpn-file F]   write our QP numbers to F once connected\n"
-		"       [--flush-range-only]   client: no whole-MR FLUSH\n"
+		"       [--flush-level range|mr]  client: FLUSHes of that level only\n"
 		"       [--no-flush REASON]    client: no FLUSH, saying why ('+' = ' ')\n"
 		"       [--odp]                both sides: on-demand paging MRs, their\n"
 		"                              pages dropped (MADV_DONTNEED) every round\n"
@@ -1358,7 +1358,7 @@ int main(int argc, char **argv)
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "plan", 0, NULL, 'P' }, { "qpn-file", 1, NULL, 'Q' },
 		{ "sge", 1, NULL, 'G' }, { "inline", 1, NULL, 'I' },
-		{ "flush-range-only", 0, NULL, 'R' }, { "no-flush", 1, NULL, 'F' },
+		{ "flush-level", 1, NULL, 'R' }, { "no-flush", 1, NULL, 'F' },
 		{ "odp", 0, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1387,7 +1387,14 @@ int main(int argc, char **argv)
 		case 'Q': opt.qpn_file = optarg; break;
 		case 'G': opt.sge = num(optarg); break;
 		case 'I': opt.inl = num(optarg); break;
-		case 'R': opt.flush_range_only = true; break;
+		case 'R':
+			if (!strcmp(optarg, "range"))
+				opt.flush_level = IBV_FLUSH_RANGE;
+			else if (!strcmp(optarg, "mr"))
+				opt.flush_level = IBV_FLUSH_MR;
+			else
+				usage();
+			break;
 		case 'F': opt.no_flush = optarg; break;
 		case 'O': opt.odp = true; break;
 		default: usage();
