@@ -86,8 +86,8 @@
  * SROCE_ACKREQ_EVERY: the requester sets AckReq on the last packet of each
  * message and on every SROCE_ACKREQ_EVERY-th packet inside a long one.
  * SROCE_ACK_EVERY: the responder ACKs at least every that many accepted
- * packets even without AckReq, and SROCE_ACK_DELAY_NS after the oldest
- * unacknowledged one.
+ * packets even without AckReq, and SROCE_ACK_DELAY_NS after the end of a
+ * message that came without AckReq.
  * SROCE_MAX_INFLIGHT: unacknowledged PSNs the requester may have out.
  * SROCE_RX_INLINE_BUDGET: READ response packets sent from inside
  * sroce_qp_rx(); the rest go out from sroce_qp_kick().

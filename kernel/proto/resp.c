@@ -223,7 +223,15 @@ static void sroce_resp_advance(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_ack(qp, SROCE_ACK_SYN, psn);
 		return;
 	}
+	/*
+	 * Inside a message the requester's AckReq or SROCE_ACK_EVERY brings
+	 * the next ACK; a message that ended without AckReq may wait for
+	 * nothing else, so that one is ACKed after SROCE_ACK_DELAY_NS.
+	 */
 	if (qp->resp.unacked == 1)
+		qp->resp.ack_deadline = U64_MAX;
+	if ((pkt->op->flags & SROCE_OPF_LAST) &&
+	    qp->resp.ack_deadline == U64_MAX)
 		qp->resp.ack_deadline = now + SROCE_ACK_DELAY_NS;
 }
 

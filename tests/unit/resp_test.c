@@ -55,20 +55,31 @@ START_TEST(test_delayed_ack)
 {
 	struct mock_pair p;
 	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 3 * MTU);
+	u32 i;
 
 	mock_pair_new(&p, SROCE_QPT_RC);
 	w.rdma.remote_addr = RVA;
 	w.rdma.rkey = 0x100;
 	mock_post_send(p.a, &w);
 	sroce_qp_kick(&p.a->qp, 100, 0);
+	ck_assert_uint_eq(p.a->npkt, 3);
+	/* A requester that sets no AckReq, not even on the last packet. */
+	for (i = 0; i < 3; i++)
+		p.a->pkt[i].b[8] &= 0x7f;
 	mock_deliver(p.a, 0, p.b, 1000);
 	mock_deliver(p.a, 1, p.b, 1500);
+	/* Mid-message: the rest of the message will bring the ACK. */
+	ck_assert_uint_eq(p.b->npkt, 0);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), U64_MAX);
+	mock_deliver(p.a, 2, p.b, 2000);
 	ck_assert_uint_eq(p.b->npkt, 0);
 	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp),
-			  1000 + SROCE_ACK_DELAY_NS);
-	sroce_qp_on_deadline(&p.b->qp, 1000 + SROCE_ACK_DELAY_NS);
+			  2000 + SROCE_ACK_DELAY_NS);
+	sroce_qp_on_deadline(&p.b->qp, 2000 + SROCE_ACK_DELAY_NS - 1);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	sroce_qp_on_deadline(&p.b->qp, 2000 + SROCE_ACK_DELAY_NS);
 	ck_assert_uint_eq(p.b->npkt, 1);
-	ck_assert_uint_eq(mock_pkt(p.b, 0).h.bth.psn, 101);
+	ck_assert_uint_eq(mock_pkt(p.b, 0).h.bth.psn, 102);
 	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp), U64_MAX);
 	mock_pair_free(&p);
 }
