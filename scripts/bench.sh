@@ -156,7 +156,11 @@ else
 		runnable+=" $k"
 	done
 	runnable=$(echo $runnable)
-	echo "bench: $rounds round(s) on kernel(s) ${runnable:-none}, drivers: $drivers, $(wc -l <"$out/cases") cases, vCPUs per guest: $smps, results in $out"
+	if [[ -z $runnable ]]; then
+		echo "bench: no kernel to run on (asked: $kernels)" >&2
+		exit 1
+	fi
+	echo "bench: $rounds round(s) on kernel(s) $runnable, drivers: $drivers, $(wc -l <"$out/cases") cases, vCPUs per guest: $smps, results in $out"
 fi
 for ((r = 1; r <= rounds && !report; r++)); do
 	order=$drivers
@@ -207,6 +211,9 @@ for k in $runnable; do
 		$2 == "ok" {
 			cpu = (e[$1] - s[$1]) / hz
 			eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
+			# perftest now and then prints 0.00 for a run that moved
+			# its bytes (it could not time it): no sample, not zero.
+			if ($6 == "-" && $4 + 0 == 0 && $3 > 0) $4 = $5 = "-"
 			print d, $1, $4, $5, $6, eff
 		}
 		$2 != "ok" { print d, $1, "fail", "fail", "fail", "fail" }' "$run/cpu" "$run/res/0/b/results"
