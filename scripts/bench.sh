@@ -6,6 +6,7 @@
 #
 #   scripts/bench.sh [--kernel "6.1 6.12"]... [--rounds N] [--quick] [--out DIR]
 #   scripts/bench.sh --report DIR	the tables and chart again from DIR's runs
+#   scripts/bench.sh [--quick] --list	the cases as parsed, one a line
 #
 # --kernel takes a list and may be repeated; the default is 6.1, 6.12 and
 # 7.3 (sroce.ko is brought up to date for each with make module; a kernel
@@ -34,7 +35,7 @@
 # columns) and DIR/chart.svg (scripts/bench-chart.py).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernels= rounds=3 quick=0 out= report=0
+kernels= rounds=3 quick=0 out= report=0 list=0
 drivers=${SROCE_BENCH_DRIVERS:-sroce rxe}
 
 while (($#)); do
@@ -44,15 +45,18 @@ while (($#)); do
 	--quick) quick=1 ;;
 	--out) out=$2; shift ;;
 	--report) out=$2; report=1; shift ;;
-	*) echo "usage: $0 [--kernel \"K...\"]... [--rounds N] [--quick] [--out DIR] | --report DIR" >&2; exit 2 ;;
+	--list) list=1 ;;
+	*) echo "usage: $0 [--kernel \"K...\"]... [--rounds N] [--quick] [--out DIR] | --report DIR | --list" >&2; exit 2 ;;
 	esac
 	shift
 done
 kernels=$(echo ${kernels:-6.1 6.12 7.3})
-out=${out:-$top/build/bench/$(date +%Y%m%d-%H%M%S)}
-# Absolute: the CPU sampling finds the QEMU processes by this path.
-out=$(realpath -m "$out")
-mkdir -p "$out"
+if ((!list)); then
+	out=${out:-$top/build/bench/$(date +%Y%m%d-%H%M%S)}
+	# Absolute: the CPU sampling finds the QEMU processes by this path.
+	out=$(realpath -m "$out")
+	mkdir -p "$out"
+fi
 
 # NAME:TOOL:SIZE:QPS:LOSS%[:MTU[:SMP[:CC]]]
 cases_full="
@@ -81,14 +85,20 @@ if [[ -n ${SROCE_BENCH_CASES:-} ]]; then cases=$SROCE_BENCH_CASES
 elif ((quick)); then cases=$cases_quick; else cases=$cases_full; fi
 export SROCE_VM_PASS="SROCE_BENCH_CASES SROCE_BENCH_SECS SROCE_BENCH_PARAMS SROCE_BENCH_ARGS"
 
-# The case list, one "NAME TOOL SIZE QPS LOSS MTU SMP" line per case, kept
-# with the results: the tables and --report read it.
-if ((!report)); then
+# The case list, one "NAME TOOL SIZE QPS LOSS MTU SMP CC" line per case,
+# kept with the results: the tables and --report read it.
+parse_cases() {
+	local c n t s q l m p cc
 	for c in $cases; do
-		IFS=: read -r n t s q l m p <<<"$c"
-		echo "$n $t $s $q $l ${m:-1500} ${p:-1}"
-	done >"$out/cases"
+		IFS=: read -r n t s q l m p cc <<<"$c"
+		echo "$n $t $s $q $l ${m:-1500} ${p:-1} ${cc:--}"
+	done
+}
+if ((list)); then
+	parse_cases
+	exit 0
 fi
+((report)) || parse_cases >"$out/cases"
 [[ -s $out/cases ]] || { echo "bench: no case list in $out (not a run of this script?)" >&2; exit 1; }
 # The SMP values, one boot per driver each; and the cases of one of them.
 smps=$(awk '{ print $7 }' "$out/cases" | sort -un | xargs)

@@ -3,7 +3,8 @@
 #
 # Static checks:
 #   the documentation against the code (scripts/doc-check.py, and its own
-#   test, scripts/doc-check-selftest.sh), checkpatch --strict (from
+#   test, scripts/doc-check-selftest.sh), make bench's case lists
+#   (scripts/bench.sh --list), checkpatch --strict (from
 #   Debian's linux-source-6.1) on every kernel/ source file, the protocol
 #   core's included, and sparse (make C=2) against each kernel's headers
 #   (a kernel built in a root, with that root's sparse; one too old for
@@ -42,6 +43,15 @@ counted() {
 if ((!$#)); then
 	counted "$top/scripts/doc-check.py" "$top"
 	counted "$top/scripts/doc-check-selftest.sh"
+	# make bench's case lists parse: eight fields, a vCPU count.
+	for q in "" --quick; do
+		if l=$("$top/scripts/bench.sh" $q --list) && [[ -n $l ]] &&
+		   awk 'NF != 8 || $7 !~ /^[1-9][0-9]*$/ { exit 1 }' <<<"$l"; then
+			ok "bench case list ${q:-(full)}"
+		else
+			bad "bench case list ${q:-(full)}: scripts/bench.sh $q --list"
+		fi
+	done
 fi
 
 # checkpatch.pl wants spelling.txt and const_structs.checkpatch beside it.
