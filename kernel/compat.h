@@ -215,7 +215,7 @@ static inline int sroce_compat_register_device(struct ib_device *dev,
  * cannot be both charged and mapped: it is charged to max_ring_mb alone.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
-#define SROCE_GFP_RING		(GFP_KERNEL | __GFP_RETRY_MAYFAIL)
+#define SROCE_GFP_RING		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 #else
 #define SROCE_GFP_RING		SROCE_GFP_USER
 #endif

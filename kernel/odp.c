@@ -471,7 +471,7 @@ static int sroce_odp_get_explicit(struct ib_device *ibdev,
 		return -ENOMEM;
 	/* Ours first: charged, so the cgroup refuses before ib_core allocates. */
 	err = -ENOMEM;
-	pages = kvcalloc(npages, sizeof(*pages), SROCE_GFP_USER | __GFP_NOWARN);
+	pages = kvcalloc(npages, sizeof(*pages), SROCE_GFP_USER);
 	if (!pages)
 		goto err_budget;
 	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);

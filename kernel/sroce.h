@@ -290,9 +290,12 @@ void sroce_ring_free(struct sroce_ring *r);
 /*
  * The large allocations a process causes (rings, shadow arrays, MR page
  * arrays): charged to its memory cgroup, and refused with ENOMEM rather
- * than by the OOM killer when the cgroup or the machine is short.
+ * than by the OOM killer when the cgroup or the machine is short.  The
+ * refusal is the caller's answer, not a kernel fault: no allocation
+ * failure report (vmalloc prints one with a stack trace).
  */
-#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
 
 /*
  * The device budget (max_ring_mb) for the rings and for other memory a
