@@ -55,6 +55,10 @@ for judge in never ""; do
 	fi
 done
 
-# The same name again: a call of its own, not the last one's answers.
-DP_RETRY=race dp_pair retry2 30 now "true" "true"
+# The same name again: a call of its own, not the last one's answers
+# (the first call's run 1 failed: read again, that would rerun this one).
+DP_RETRY=race dp_pair retry2 30 now "true" "$T/flaky 0 again"
+if is_b; then
+	[[ $(runs again) == 1 ]] || fail "retry2 again: $(runs again) runs, not 1"
+fi
 log "dp_pair: reran on a known race (3 runs at most), not otherwise"
