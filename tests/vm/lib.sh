@@ -219,3 +219,18 @@ sroce_kmsg_ack() {
 	echo "$last" >"$SROCE_VM_KMSG_ACK"
 	SROCE_VM_KMSG_SEQ=$last
 }
+
+# sroce_kmsg_ack_only ERE: acknowledge the kernel log so far if every line
+# the scanner flags in it matches ERE (what the test provoked); otherwise
+# print the other flagged lines, acknowledge nothing and return 1.
+sroce_kmsg_ack_only() {
+	local other
+
+	other=$("$SROCE_TOP/tools/vm/kmsg-since" "${SROCE_VM_KMSG_SEQ:-0}" |
+		"$SROCE_TOP/tools/vm/kmsg-scan" | grep -Ev -e "$1" || true)
+	if [[ -n $other ]]; then
+		printf '%s\n' "$other" | sed 's/^/  kernel log: /' >&2
+		return 1
+	fi
+	sroce_kmsg_ack
+}

@@ -41,5 +41,13 @@ if sroce_kmsg_check >"$SROCE_OUT/caught"; then
 	fail "the scanner missed the sysrq backtrace"
 fi
 log "caught: $(head -n 1 "$SROCE_OUT/caught")"
+# Acknowledging only lines of another kind leaves it flagged.
+sroce_kmsg_ack_only '^no such splat$' 2>/dev/null &&
+	fail "sroce_kmsg_ack_only took lines it was not given"
+sroce_kmsg_check >/dev/null && fail "sroce_kmsg_ack_only acknowledged a refused log"
+# Given exactly the flagged lines (escaped into an ERE), it acknowledges.
+ere="^($(sed 's/[][\\.*^$+?(){}|]/\\&/g' "$SROCE_OUT/caught" | paste -sd'|'))\$"
+sroce_kmsg_ack_only "$ere" || fail "sroce_kmsg_ack_only refused the lines it was given"
+sroce_kmsg_check >/dev/null || fail "still flagged after sroce_kmsg_ack_only"
 sroce_kmsg_ack
 sroce_kmsg_check || fail "still flagged after sroce_kmsg_ack"
