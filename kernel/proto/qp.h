@@ -83,8 +83,8 @@
 
 /*
  * Policy constants (see Documentation/protocol-transport.rst).
- * SROCE_ACKREQ_EVERY: the requester sets AckReq on the last packet of each
- * message and on every SROCE_ACKREQ_EVERY-th packet inside a long one.
+ * SROCE_ACKREQ_EVERY: the requester sets AckReq on the last packet of a
+ * burst of messages and on every SROCE_ACKREQ_EVERY-th packet without one.
  * SROCE_ACK_EVERY: the responder ACKs at least every that many accepted
  * packets even without AckReq, and SROCE_ACK_DELAY_NS after the end of a
  * message that came without AckReq.

@@ -177,6 +177,44 @@ static bool sroce_req_may_pull(const struct sroce_qp *qp)
 	       qp->req.tail - qp->comp.head < qp->sq_size;
 }
 
+/* Copy the caller's next send WQE into the core's SQ; false if none. */
+static bool sroce_req_pull(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w;
+
+	if (!sroce_req_may_pull(qp))
+		return false;
+	w = sroce_sq_slot(qp, qp->req.tail);
+	if (qp->ops->next_send(qp->ctx, &w->wr))
+		return false;
+	w->status = sroce_req_validate(qp, w);
+	w->done = 0;
+	w->npsn = 0;
+	qp->req.tail++;
+	return true;
+}
+
+/*
+ * Is wqe[next], whose last packet is being built, followed by a WQE that
+ * goes out without waiting for an ACK?  Then that last packet need not
+ * ask for one: the follower's AckReq brings an ACK that covers both.  A
+ * local operation may wait for wqe[next]'s completion (a fence) and a
+ * failed WQE for its ACK before it completes, so those do not count, nor
+ * does anything outside RTS (SQD stops after wqe[next]).
+ */
+static bool sroce_req_followed(struct sroce_qp *qp)
+{
+	const struct sroce_swqe *n;
+
+	if (qp->state != SROCE_QPS_RTS)
+		return false;
+	if (qp->req.next + 1 == qp->req.tail && !sroce_req_pull(qp))
+		return false;
+	n = sroce_sq_slot(qp, qp->req.next + 1);
+	return !n->status && !sroce_wr_is_local(n->wr.opcode) &&
+	       !(n->wr.send_flags & SROCE_SEND_FENCE);
+}
+
 bool sroce_req_ready(const struct sroce_qp *qp)
 {
 	const struct sroce_swqe *w;
@@ -345,9 +383,13 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		h.ieth = wr->ex;
 		if (last && wr->opcode != SROCE_WR_RDMA_WRITE)
 			h.bth.se = !!(wr->send_flags & SROCE_SEND_SOLICITED);
-		/* Twice per window, so that a small one never waits for ACKs. */
+		/*
+		 * At the end of a burst, not of each message in it; and twice
+		 * per window, so that a small one never waits for ACKs.
+		 */
 		if (qp->type == SROCE_QPT_RC &&
-		    (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY ||
+		    ((last && !sroce_req_followed(qp)) ||
+		     ++qp->req.noack >= SROCE_ACKREQ_EVERY ||
 		     qp->req.noack >= sroce_req_window(qp) / 2))
 			h.bth.ackreq = 1;
 		if (qp->type == SROCE_QPT_UD) {
@@ -397,6 +439,43 @@ static int sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
 	return STEP_SENT;
 }
 
+/* Point the send cursor at @psn; false if no started WQE holds it. */
+static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
+{
+	const struct sroce_swqe *w;
+	u32 i;
+
+	for (i = qp->comp.head; i != qp->req.hi; i++) {
+		w = sroce_sq_slot(qp, i);
+		if (sroce_psn_in(psn, w->first_psn, w->npsn)) {
+			qp->req.next = i;
+			qp->req.off_psn = sroce_psn(psn - w->first_psn);
+			qp->req.psn = sroce_psn(psn);
+			qp->req.stopped = false;
+			qp->req.noack = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * wqe[next] failed while its first packet was mapped: it completes in
+ * error once everything before it is acknowledged.  If the message
+ * before it went without AckReq (it was followed), send that message's
+ * last packet again: now it is not followed and asks, and a responder
+ * answers a duplicate that asks.  Without it the error would wait for
+ * the retransmit timer, or forever with timeout 0.
+ */
+static int sroce_req_failed(struct sroce_qp *qp)
+{
+	qp->req.stopped = true;
+	if (qp->type != SROCE_QPT_RC || qp->req.off_psn || !qp->req.noack ||
+	    !sroce_req_seek(qp, sroce_psn_add(qp->req.psn, -1u)))
+		return STEP_STOP;
+	return STEP_SENT;
+}
+
 static int sroce_req_step(struct sroce_qp *qp, u64 now)
 {
 	struct sroce_swqe *w;
@@ -404,17 +483,8 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 
 	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait)
 		return STEP_STOP;
-	if (qp->req.next == qp->req.tail) {
-		if (!sroce_req_may_pull(qp))
-			return STEP_STOP;
-		w = sroce_sq_slot(qp, qp->req.tail);
-		if (qp->ops->next_send(qp->ctx, &w->wr))
-			return STEP_STOP;
-		w->status = sroce_req_validate(qp, w);
-		w->done = 0;
-		w->npsn = 0;
-		qp->req.tail++;
-	}
+	if (qp->req.next == qp->req.tail && !sroce_req_pull(qp))
+		return STEP_STOP;
 	w = sroce_sq_slot(qp, qp->req.next);
 	if (w->status) {
 		/* Completed in error once it reaches the head. */
@@ -448,11 +518,8 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 			qp->req.hi = qp->req.next + 1;
 	}
 	used = sroce_req_packet(qp, w);
-	if (!used) {
-		if (w->status)
-			qp->req.stopped = true;
-		return STEP_STOP;
-	}
+	if (!used)
+		return w->status ? sroce_req_failed(qp) : STEP_STOP;
 	if (qp->cc.p)
 		sroce_cc_rp_sent(&qp->cc.rp, qp->cc.p, qp->txp.hdr_len +
 				 qp->txp.paylen + qp->txp.pad, now);
@@ -479,26 +546,6 @@ u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now)
 		sent++;
 	sroce_comp_progress(qp, now);
 	return sent;
-}
-
-/* Point the send cursor at @psn; false if no started WQE holds it. */
-static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
-{
-	const struct sroce_swqe *w;
-	u32 i;
-
-	for (i = qp->comp.head; i != qp->req.hi; i++) {
-		w = sroce_sq_slot(qp, i);
-		if (sroce_psn_in(psn, w->first_psn, w->npsn)) {
-			qp->req.next = i;
-			qp->req.off_psn = sroce_psn(psn - w->first_psn);
-			qp->req.psn = sroce_psn(psn);
-			qp->req.stopped = false;
-			qp->req.noack = 0;
-			return true;
-		}
-	}
-	return false;
 }
 
 /*

@@ -209,6 +209,48 @@ START_TEST(test_ackreq_periodic)
 }
 END_TEST
 
+/*
+ * Messages posted together ask for one ACK, at the end of the burst; a
+ * message followed by one that may wait for its completion (a fence) or
+ * by one that fails validation asks for its own.
+ */
+START_TEST(test_ackreq_burst_end)
+{
+	struct mock *m = rc();
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
+	u32 i;
+
+	w.rdma.remote_addr = 0x5000;
+	w.rdma.rkey = 0x777;
+	for (i = 0; i < 4; i++)
+		mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert(mock_ackreq(m, i) == (i == 3));
+	/* One posted alone asks for its ACK. */
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 1);
+	ck_assert(mock_ackreq(m, 4));
+	/* Followed by a fenced one. */
+	mock_post_send(m, &w);
+	w.send_flags |= SROCE_SEND_FENCE;
+	mock_post_send(m, &w);
+	w.send_flags &= ~SROCE_SEND_FENCE;
+	/* Followed by one that fails: it completes only after an ACK. */
+	mock_post_send(m, &w);
+	w.send_flags |= SROCE_SEND_INLINE;
+	w.inline_len = SROCE_MAX_INLINE + 1;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 2);
+	ck_assert_uint_eq(m->npkt, 8);
+	ck_assert(mock_ackreq(m, 5));
+	ck_assert(!mock_ackreq(m, 6));
+	ck_assert(mock_ackreq(m, 7));
+	mock_free(m);
+}
+END_TEST
+
 START_TEST(test_inflight_window)
 {
 	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
@@ -407,7 +449,14 @@ START_TEST(test_bad_lkey)
 	w.sge[0].lkey = 0x100;
 	mock_post_send(m, &w);
 	sroce_qp_kick(&m->qp, 100, 0);
-	ck_assert_uint_eq(m->npkt, 1);
+	/*
+	 * The first SEND went without AckReq, followed by the second; that
+	 * failed, so the first's packet goes again, asking for the ACK.
+	 */
+	ck_assert_uint_eq(m->npkt, 2);
+	ck_assert(!mock_ackreq(m, 0));
+	ck_assert_uint_eq(mock_psn(m, 1), 100);
+	ck_assert(mock_ackreq(m, 1));
 	/* The error waits for the WQE before it, to complete in order. */
 	ck_assert_uint_eq(m->ncqe, 0);
 	ck_assert_int_eq(m->qp.state, SROCE_QPS_RTS);
@@ -768,6 +817,7 @@ Suite *req_suite(void)
 	tcase_add_test(tc, test_write_reth_first_only);
 	tcase_add_test(tc, test_read_consumes_response_psns);
 	tcase_add_test(tc, test_ackreq_periodic);
+	tcase_add_test(tc, test_ackreq_burst_end);
 	tcase_add_test(tc, test_inflight_window);
 	tcase_add_test(tc, test_max_rd_atomic);
 	tcase_add_test(tc, test_fence);
