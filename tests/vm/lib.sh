@@ -94,6 +94,14 @@ sroce_get() {
 	cat "$f"
 }
 
+# sroce_peek NAME: the peer's value of NAME if it was published; status 1
+# at once if not.
+sroce_peek() {
+	local f
+	f="$SROCE_SYNC/value.$1.$(sroce_peer_role)"
+	[[ -e $f ]] && cat "$f"
+}
+
 # Device counters: the hw_counters of port 1 in sysfs, which are what
 # "rdma statistic show link DEV/1" shows (sroce's and rxe's names
 # differ).  Read them only through these; DEV defaults to SROCE_DEV.  The

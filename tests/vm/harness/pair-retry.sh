@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # dp_pair runs a failed pair again only when DP_RETRY judges the failure a
 # known race of the tool, at most three times, and then fails the side
-# that failed; without DP_RETRY one failure fails at once.  The commands
+# that failed; without DP_RETRY one failure fails at once.  A server
+# whose client failed is ended, not left to its bound.  The commands
 # are shell, not RDMA: this tests the bookkeeping between the guests.
 . "$SROCE_TOP/tests/vm/datapath/datapath.lib"
 
@@ -61,4 +62,24 @@ DP_RETRY=race dp_pair retry2 30 now "true" "$T/flaky 0 again"
 if is_b; then
 	[[ $(runs again) == 1 ]] || fail "retry2 again: $(runs again) runs, not 1"
 fi
-log "dp_pair: reran on a known race (3 runs at most), not otherwise"
+# A client that failed does not leave the server to its bound: without
+# the end, this server would sleep its 25 s out and exit 0.
+cat >"$T/slow" <<'EOF'
+#!/bin/bash
+echo started
+sleep 25
+echo finished
+EOF
+chmod +x "$T/slow"
+(dp_pair slowsrv 30 now "$T/slow" "false") 2>"$T/slowsrv.err" &&
+	fail "slowsrv: passed with a failed client"
+if is_b; then
+	grep -q '^FAIL\[b\]: slowsrv: exited with 1$' "$T/slowsrv.err" ||
+		fail "slowsrv: no client failure line"
+else
+	grep -q '^FAIL\[a\]: slowsrv: exited with 143$' "$T/slowsrv.err" ||
+		fail "slowsrv: the server was not ended (SIGTERM): $(cat "$T/slowsrv.err")"
+	grep -q '^finished' "$(dp_out slowsrv)" && fail "slowsrv: the server ran to its end"
+fi
+log "dp_pair: reran on a known race (3 runs at most), not otherwise;" \
+	"ended a server whose client failed"
