@@ -211,8 +211,8 @@ END_TEST
 
 /*
  * Messages posted together ask for one ACK, at the end of the burst; a
- * message followed by one that may wait for its completion (a fence) or
- * by one that fails validation asks for its own.
+ * message followed by one that may wait for its completion (fenced, or a
+ * local operation) or by one that fails validation asks for its own.
  */
 START_TEST(test_ackreq_burst_end)
 {
@@ -247,6 +247,20 @@ START_TEST(test_ackreq_burst_end)
 	ck_assert(mock_ackreq(m, 5));
 	ck_assert(!mock_ackreq(m, 6));
 	ck_assert(mock_ackreq(m, 7));
+	mock_free(m);
+
+	/* Followed by a local operation (unfenced): it asks too. */
+	m = rc();
+	w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 10);
+	w.rdma.remote_addr = 0x5000;
+	w.rdma.rkey = 0x777;
+	mock_post_send(m, &w);
+	w.opcode = SROCE_WR_LOCAL_INV;
+	w.num_sge = 0;
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert_uint_eq(m->npkt, 1);
+	ck_assert(mock_ackreq(m, 0));
 	mock_free(m);
 }
 END_TEST
