@@ -470,7 +470,8 @@ static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
 static int sroce_req_failed(struct sroce_qp *qp)
 {
 	qp->req.stopped = true;
-	if (qp->type != SROCE_QPT_RC || qp->req.off_psn || !qp->req.noack ||
+	/* noack counts RC packets only. */
+	if (qp->req.off_psn || !qp->req.noack ||
 	    !sroce_req_seek(qp, sroce_psn_add(qp->req.psn, -1u)))
 		return STEP_STOP;
 	return STEP_SENT;
