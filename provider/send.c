@@ -8,9 +8,10 @@
  * while it drains it sets SROCE_SQ_DRAINING in cons_flags and promises to
  * read prod again before it stops.  So after publishing prod we issue a
  * full barrier and read the flag; only if it is clear do we ring the
- * doorbell, a uverbs POST_SEND carrying no work requests.  The barrier
- * pairs with the kernel's (clear flag, barrier, re-read prod): either the
- * kernel sees our prod or we see the flag clear and ring.
+ * doorbell (doorbell.c), a uverbs POST_SEND carrying no work requests.
+ * The barrier pairs with the kernel's (clear flag, barrier, re-read
+ * prod): either the kernel sees our prod or we see the flag clear and
+ * ring.
  */
 #include <config.h>
 
@@ -108,14 +109,12 @@ static void sroce_sq_publish(struct sroce_qp *qp, uint32_t prod)
  */
 static int sroce_sq_doorbell(struct sroce_qp *qp)
 {
-	struct ibv_send_wr *bad;
-
 	/* Orders our prod store before the flag load (StoreLoad). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (sroce_load_relaxed(&qp->sq.ring.ctl->cons_flags) &
 	    SROCE_SQ_DRAINING)
 		return 0;
-	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	return sroce_cmd_doorbell(qp);
 }
 
 static int sroce_build_send(struct sroce_qp *qp, const struct ibv_send_wr *wr,

@@ -227,6 +227,8 @@ struct sroce_qp {
 	uint32_t wr_prod;
 	struct sroce_send_wqe_abi *wr_cur;
 	int wr_err;
+	/* doorbell.c: write(2) was refused, ring with the ioctl form. */
+	bool db_ioctl;
 };
 
 /* srq.c: one ring in the RQ's format, shared by the QPs attached. */
@@ -368,6 +370,9 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 /* Which ibv_qp_ex send builders a QP of @type may have. */
 uint64_t sroce_send_ops_supported(enum ibv_qp_type type);
 void sroce_qp_ex_init(struct sroce_qp *qp, uint64_t send_ops_flags);
+
+/* doorbell.c: tell the kernel of new SQ WQEs; 0 or an errno. */
+int sroce_cmd_doorbell(struct sroce_qp *qp);
 
 /* ah.c */
 struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

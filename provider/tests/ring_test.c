@@ -5,7 +5,10 @@
  * for the ibv_cmd_* helpers below, which play the kernel: rings live in a
  * memfd that stands for the verbs cmd_fd, so the provider maps them
  * exactly as it maps the kernel's, and this file reads and writes the
- * other side of each ring.  The doorbell stand-in counts doorbells.
+ * other side of each ring.  The doorbell goes to cmd_fd with write(2),
+ * which run.sh wraps (-Wl,--wrap=write) so that __wrap_write() below
+ * checks and counts it; the ibv_cmd_post_send() stand-in counts the
+ * ioctl form.
  *
  * Output ends with "provider-unit: N passed, M failed".
  */
@@ -39,7 +42,10 @@ static int passed, failed;
 
 static int memfd;
 static off_t memfd_len;
-static unsigned int doorbells;
+/* Doorbells of either form; of the ioctl form; write(2) refusals. */
+static unsigned int doorbells, ioctl_doorbells, bad_doorbells;
+/* The kernel refuses write(2) (credentials changed after the open). */
+static bool write_refused;
 /* Threaded test: doorbells wake the fake kernel's SQ drainer. */
 static bool stress;
 static sem_t kick;
@@ -241,6 +247,7 @@ static int fake_create_qp(struct ibv_context *context, struct verbs_qp *qp,
 	drv->rq = krq.abi;
 	drv->max_inline_data = next_max_inline;
 	qp->qp.context = context;
+	qp->qp.handle = 0x5150;
 	qp->qp.qp_type = attr_ex->qp_type;
 	qp->qp.pd = attr_ex->pd;
 	qp->comp_mask = 0;
@@ -270,15 +277,57 @@ int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 	return 0;
 }
 
+static int fake_doorbell(void)
+{
+	__atomic_fetch_add(&doorbells, 1, __ATOMIC_RELAXED);
+	if (stress)
+		sem_post(&kick);
+	return doorbell_err;
+}
+
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr)
 {
 	if (wr)
 		return EINVAL;	/* the provider only ever rings */
-	__atomic_fetch_add(&doorbells, 1, __ATOMIC_RELAXED);
-	if (stress)
-		sem_post(&kick);
-	return doorbell_err;
+	__atomic_fetch_add(&ioctl_doorbells, 1, __ATOMIC_RELAXED);
+	return fake_doorbell();
+}
+
+/*
+ * Writes to cmd_fd are doorbells, checked as the kernel's write path
+ * would (verify_hdr(), then ib_uverbs_post_send()); the rest pass on.
+ */
+ssize_t __real_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = buf;
+	const struct ib_uverbs_post_send *cmd = (const void *)(hdr + 1);
+	int err;
+
+	if (fd != memfd)
+		return __real_write(fd, buf, len);
+	if (write_refused) {
+		errno = EACCES;
+		return -1;
+	}
+	if (len != sizeof(*hdr) + sizeof(*cmd) ||
+	    hdr->command != IB_USER_VERBS_CMD_POST_SEND ||
+	    hdr->in_words * 4 != len ||
+	    hdr->out_words * 4 != sizeof(struct ib_uverbs_post_send_resp) ||
+	    !cmd->response || cmd->qp_handle != 0x5150 || cmd->wr_count ||
+	    cmd->sge_count ||
+	    cmd->wqe_size != sizeof(struct ib_uverbs_send_wr)) {
+		__atomic_fetch_add(&bad_doorbells, 1, __ATOMIC_RELAXED);
+		errno = EINVAL;
+		return -1;
+	}
+	err = fake_doorbell();
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return len;
 }
 
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
@@ -791,6 +840,17 @@ static void test_post_send(void)
 	wr[4].send_flags = 0;
 	CHECK(sroce_post_send(qp, &wr[4], &bad) == EIO && bad == &wr[4]);
 	doorbell_err = 0;
+	/* Every one so far by write(2), each a well-formed POST_SEND. */
+	CHECK(doorbells == 4 && ioctl_doorbells == 0 && bad_doorbells == 0);
+
+	/* write(2) refused: this QP rings with the ioctl form from now on. */
+	__atomic_store_n(&ksq.ctl->cons, 5, __ATOMIC_RELEASE);
+	write_refused = true;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == 0);
+	CHECK(doorbells == 5 && ioctl_doorbells == 1);
+	write_refused = false;
+	CHECK(sroce_post_send(qp, &wr[4], &bad) == 0);
+	CHECK(doorbells == 6 && ioctl_doorbells == 2 && bad_doorbells == 0);
 	CHECK(sroce_destroy_qp(qp) == 0);
 
 	/* UC: no READ; UD: SEND only, AH by number. */

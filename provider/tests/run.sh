@@ -16,8 +16,8 @@ out=${BUILD:-$top/build}/provider
 mkdir -p "$out"
 ${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-sign-compare \
 	-Wno-unused-parameter -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -pthread \
+	-fno-sanitize-recover=all -pthread -Wl,--wrap=write \
 	-I"$src/build/include" -I"$src" -I"$top/kernel/uapi" -I"$top/provider" \
 	-o "$out/ring_test" "$top/provider/tests/ring_test.c" \
-	"$top"/provider/{ring,cq,qp,send,ah,mw,pd}.c
+	"$top"/provider/{ring,cq,qp,send,doorbell,ah,mw,pd}.c
 "$out/ring_test"
