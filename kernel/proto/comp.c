@@ -237,7 +237,18 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 		return SROCE_DROP_NONE;
 	case SROCE_AETH_NAK:
 		if (sroce_comp_ack_before(qp, psn, now)) {
-			sroce_comp_implied_nak(qp);
+			/*
+			 * The responder repeats a sequence NAK, backing off,
+			 * while what we resent does not arrive: the restart
+			 * for the lost responses may itself have been lost, so
+			 * go back again, like a repeated NAK below, for free.
+			 */
+			if (val == SROCE_NAK_PSN_SEQ_ERR &&
+			    qp->comp.gap_retried &&
+			    qp->comp.gap_psn == qp->comp.psn)
+				sroce_req_rewind(qp, qp->comp.psn);
+			else
+				sroce_comp_implied_nak(qp);
 			return SROCE_DROP_NONE;
 		}
 		if (val == SROCE_NAK_PSN_SEQ_ERR) {

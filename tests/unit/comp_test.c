@@ -589,6 +589,45 @@ START_TEST(test_repeated_seq_nak_costs_one_retry)
 }
 END_TEST
 
+/*
+ * A READ's responses are lost, and so is a later SEND: the sequence NAK
+ * past the READ goes back to it.  Everything resent is lost again, and
+ * the responder repeats its NAK: that goes back once more, without a
+ * retry.  (A plain ACK past the READ goes back once per PSN.)
+ */
+START_TEST(test_repeated_nak_past_lost_read)
+{
+	u8 nak = mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR);
+	struct mock *m = rc();
+	struct sroce_send_wqe w;
+
+	w = mock_wqe(SROCE_WR_RDMA_READ, 1, VA, 2 * MTU);
+	w.rdma.remote_addr = 0x9000;
+	w.rdma.rkey = 0x100;
+	mock_post_send(m, &w);
+	post_sends(m, 2, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	/* READ 100 (responses 100 and 101), SENDs 102 and 103. */
+	ck_assert_uint_eq(m->npkt, 3);
+	ck_assert_uint_eq(mock_psn(m, 2), 103);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 102, 1), SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.stats.implied_naks, 1);
+	sroce_qp_kick(&m->qp, 100, 2);
+	ck_assert_uint_eq(m->npkt, 6);
+	ck_assert_uint_eq(mock_psn(m, 3), 100);
+	/* The same NAK, repeated by the responder's timer. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 102, 3), SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 4);
+	ck_assert_uint_eq(m->npkt, 9);
+	ck_assert_uint_eq(mock_psn(m, 6), 100);
+	ck_assert_uint_eq(m->qp.stats.implied_naks, 1);
+	ck_assert_uint_eq(m->qp.req.retry_left, 3);
+	ck_assert_uint_eq(m->ncqe, 0);
+	ck_assert_int_eq(m->qp.state, SROCE_QPS_RTS);
+	mock_free(m);
+}
+END_TEST
+
 Suite *comp_suite(void);
 
 Suite *comp_suite(void)
@@ -607,6 +646,7 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_infinite_timeout);
 	tcase_add_test(tc, test_seq_nak_go_back_n);
 	tcase_add_test(tc, test_repeated_seq_nak_costs_one_retry);
+	tcase_add_test(tc, test_repeated_nak_past_lost_read);
 	tcase_add_test(tc, test_rnr_nak_wait);
 	tcase_add_test(tc, test_rnr_retry_exhaustion);
 	tcase_add_test(tc, test_rnr_retry_infinite);
