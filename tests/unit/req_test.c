@@ -197,6 +197,14 @@ START_TEST(test_ackreq_periodic)
 	mock_connect_attr(m, &a);
 	mock_post_send(m, &w);
 	sroce_qp_kick(&m->qp, 1000, 0);
+	/* Past the window (SROCE_MAX_INFLIGHT) only once ACKed. */
+	while (m->npkt < 200) {
+		i = m->npkt;
+		ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 100 + i - 1, 1),
+				 SROCE_DROP_NONE);
+		sroce_qp_kick(&m->qp, 1000, 2);
+		ck_assert_uint_gt(m->npkt, i);
+	}
 	ck_assert_uint_eq(m->npkt, 200);
 	for (i = 0; i < 200; i++)
 		if (mock_ackreq(m, i))
@@ -280,12 +288,65 @@ START_TEST(test_inflight_window)
 	ck_assert_uint_eq(m->npkt, SROCE_MAX_INFLIGHT);
 	ck_assert(!sroce_qp_pending(&m->qp));
 	/* The ACK clock: AckReq every 64th packet. */
-	ck_assert(mock_ackreq(m, 1023));
+	ck_assert(mock_ackreq(m, SROCE_MAX_INFLIGHT - 1));
 	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 100 + 99, 1),
 			 SROCE_DROP_NONE);
 	ck_assert(sroce_qp_pending(&m->qp));
 	sroce_qp_kick(&m->qp, 4000, 2);
 	ck_assert_uint_eq(m->npkt, SROCE_MAX_INFLIGHT + 100);
+	mock_free(m);
+}
+END_TEST
+
+/*
+ * Go-back-N loses everything in flight behind a lost packet: a sequence
+ * NAK halves the window, a timeout drops it to SROCE_MIN_INFLIGHT, and
+ * every 4 PSNs acknowledged give one back.
+ */
+START_TEST(test_loss_window)
+{
+	u32 max = SROCE_MAX_INFLIGHT, half = SROCE_MAX_INFLIGHT / 2;
+	struct mock *m = mock_new(SROCE_QPT_RC, 0x11, false);
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA,
+					   3 * SROCE_MAX_INFLIGHT * 256);
+	u8 nak = mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR);
+	struct sroce_qp_attr a;
+	u64 t;
+	u32 n;
+
+	mock_attr(&a, 0x22);
+	a.path_mtu = 1;
+	mock_connect_attr(m, &a);
+	mock_post_send(m, &w);
+	sroce_qp_kick(&m->qp, 4 * max, 0);
+	ck_assert_uint_eq(m->npkt, max);
+	/* 100..109 arrived, 110 did not: from 110 again, half a window. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 110, 1), SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 4 * max, 2);
+	ck_assert_uint_eq(m->npkt, max + half);
+	ck_assert_uint_eq(mock_psn(m, max), 110);
+	ck_assert_uint_eq(mock_psn(m, max + half - 1), 110 + half - 1);
+	/* 8 PSNs acknowledged: the window moves by 8 and grows by 2. */
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 117, 3),
+			 SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 4 * max, 4);
+	ck_assert_uint_eq(m->npkt, max + half + 8 + 2);
+	/* Silence until the ACK timer: from 118 again, the minimum window. */
+	n = m->npkt;
+	t = sroce_qp_next_deadline(&m->qp);
+	ck_assert_uint_ne(t, U64_MAX);
+	sroce_qp_on_deadline(&m->qp, t);
+	sroce_qp_kick(&m->qp, 4 * max, t);
+	ck_assert_uint_eq(m->npkt, n + SROCE_MIN_INFLIGHT);
+	ck_assert_uint_eq(mock_psn(m, n), 118);
+	ck_assert_uint_eq(m->qp.stats.timeouts, 1);
+	/* All 16 acknowledged: 16 more go, and 4 for the growth. */
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(),
+				      118 + SROCE_MIN_INFLIGHT - 1, t + 1),
+			 SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 4 * max, t + 2);
+	ck_assert_uint_eq(m->npkt, n + 2 * SROCE_MIN_INFLIGHT +
+			  SROCE_MIN_INFLIGHT / 4);
 	mock_free(m);
 }
 END_TEST
@@ -833,6 +894,7 @@ Suite *req_suite(void)
 	tcase_add_test(tc, test_ackreq_periodic);
 	tcase_add_test(tc, test_ackreq_burst_end);
 	tcase_add_test(tc, test_inflight_window);
+	tcase_add_test(tc, test_loss_window);
 	tcase_add_test(tc, test_max_rd_atomic);
 	tcase_add_test(tc, test_fence);
 	tcase_add_test(tc, test_ud_send);
