@@ -620,6 +620,11 @@ START_TEST(test_repeated_nak_past_lost_read)
 	sroce_qp_kick(&m->qp, 100, 4);
 	ck_assert_uint_eq(m->npkt, 9);
 	ck_assert_uint_eq(mock_psn(m, 6), 100);
+	/* A plain ACK past the READ does not go back a second time. */
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 103, 5),
+			 SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 6);
+	ck_assert_uint_eq(m->npkt, 9);
 	ck_assert_uint_eq(m->qp.stats.implied_naks, 1);
 	ck_assert_uint_eq(m->qp.req.retry_left, 3);
 	ck_assert_uint_eq(m->ncqe, 0);
