@@ -136,11 +136,19 @@ void sroce_comp_progress(struct sroce_qp *qp, u64 now)
 	}
 }
 
-/* Go back to comp.psn once per PSN for responses that went missing. */
-static void sroce_comp_implied_nak(struct sroce_qp *qp)
+/*
+ * Responses before comp.psn went missing: go back there, once per PSN
+ * for an ACK or response that shows the gap.  The responder repeats a
+ * sequence NAK, backing off, while what we resent does not arrive: the
+ * restart may itself have been lost, so @seq_nak goes back again, free.
+ */
+static void sroce_comp_implied_nak(struct sroce_qp *qp, bool seq_nak)
 {
-	if (qp->comp.gap_retried && qp->comp.gap_psn == qp->comp.psn)
+	if (qp->comp.gap_retried && qp->comp.gap_psn == qp->comp.psn) {
+		if (seq_nak)
+			sroce_req_rewind(qp, qp->comp.psn);
 		return;
+	}
 	qp->comp.gap_retried = true;
 	qp->comp.gap_psn = qp->comp.psn;
 	qp->stats.implied_naks++;
@@ -215,12 +223,12 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 	switch (sroce_aeth_type(syn)) {
 	case SROCE_AETH_ACK:
 		if (sroce_comp_ack_before(qp, sroce_psn_add(psn, 1), now))
-			sroce_comp_implied_nak(qp);
+			sroce_comp_implied_nak(qp, false);
 		sroce_comp_progress(qp, now);
 		return SROCE_DROP_NONE;
 	case SROCE_AETH_RNR_NAK:
 		if (sroce_comp_ack_before(qp, psn, now)) {
-			sroce_comp_implied_nak(qp);
+			sroce_comp_implied_nak(qp, false);
 			return SROCE_DROP_NONE;
 		}
 		qp->stats.rnr_naks_rcvd++;
@@ -237,18 +245,8 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 		return SROCE_DROP_NONE;
 	case SROCE_AETH_NAK:
 		if (sroce_comp_ack_before(qp, psn, now)) {
-			/*
-			 * The responder repeats a sequence NAK, backing off,
-			 * while what we resent does not arrive: the restart
-			 * for the lost responses may itself have been lost, so
-			 * go back again, like a repeated NAK below, for free.
-			 */
-			if (val == SROCE_NAK_PSN_SEQ_ERR &&
-			    qp->comp.gap_retried &&
-			    qp->comp.gap_psn == qp->comp.psn)
-				sroce_req_rewind(qp, qp->comp.psn);
-			else
-				sroce_comp_implied_nak(qp);
+			sroce_comp_implied_nak(qp,
+					       val == SROCE_NAK_PSN_SEQ_ERR);
 			return SROCE_DROP_NONE;
 		}
 		if (val == SROCE_NAK_PSN_SEQ_ERR) {
@@ -303,7 +301,7 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 	w = sroce_sq_slot(qp, qp->comp.head);
 	if (!sroce_psn_in(psn, w->first_psn, w->npsn)) {
 		if (blocked)
-			sroce_comp_implied_nak(qp);
+			sroce_comp_implied_nak(qp, false);
 		return blocked ? SROCE_DROP_BAD_SEQUENCE : SROCE_DROP_ACK_UNEXPECTED;
 	}
 	if (atomic != sroce_wr_is_atomic(w->wr.opcode) ||
@@ -312,7 +310,7 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 		return SROCE_DROP_ACK_UNEXPECTED;
 	if (psn != qp->comp.psn) {
 		/* Earlier responses of this READ were lost. */
-		sroce_comp_implied_nak(qp);
+		sroce_comp_implied_nak(qp, false);
 		return SROCE_DROP_BAD_SEQUENCE;
 	}
 	k = sroce_psn(psn - w->first_psn);
