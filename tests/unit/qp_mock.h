@@ -339,6 +339,8 @@ static void mock_free(struct mock *m)
 }
 
 /* Typical connected attributes: MTU 1024, PSNs 100 / 200. */
+#define MOCK_RETRY_CNT	3
+
 static void mock_attr(struct sroce_qp_attr *a, u32 dest_qpn)
 {
 	memset(a, 0, sizeof(*a));
@@ -357,7 +359,7 @@ static void mock_attr(struct sroce_qp_attr *a, u32 dest_qpn)
 	a->max_rd_atomic = 4;
 	a->min_rnr_timer = 1;
 	a->timeout = 14;
-	a->retry_cnt = 3;
+	a->retry_cnt = MOCK_RETRY_CNT;
 	a->rnr_retry = 3;
 }
 
@@ -574,14 +576,16 @@ static u32 cap_load(const char *name, struct cap_pkt *out, u32 max)
 
 /*
  * Two connected mocks: A (QPN 0x11) and B (0x22), B starting at send PSN
- * 200 and receive PSN 100, with delivery cursors into a->pkt and b->pkt.
+ * 200 and receive PSN 100, with delivery cursors into a->pkt and b->pkt;
+ * mock_pair_new_retry() gives A @a_retry_cnt instead of MOCK_RETRY_CNT.
  */
 struct mock_pair {
 	struct mock *a, *b;
 	u32 ca, cb;
 };
 
-static void mock_pair_new(struct mock_pair *p, enum sroce_qp_type t)
+static void mock_pair_new_retry(struct mock_pair *p, enum sroce_qp_type t,
+				u8 a_retry_cnt)
 {
 	struct sroce_qp_attr at;
 
@@ -589,11 +593,17 @@ static void mock_pair_new(struct mock_pair *p, enum sroce_qp_type t)
 	p->a = mock_new(t, 0x11, false);
 	p->b = mock_new(t, 0x22, false);
 	mock_attr(&at, 0x22);
+	at.retry_cnt = a_retry_cnt;
 	mock_connect_attr(p->a, &at);
 	mock_attr(&at, 0x11);
 	at.sq_psn = 200;
 	at.rq_psn = 100;
 	mock_connect_attr(p->b, &at);
+}
+
+static void mock_pair_new(struct mock_pair *p, enum sroce_qp_type t)
+{
+	mock_pair_new_retry(p, t, MOCK_RETRY_CNT);
 }
 
 static void mock_pair_free(struct mock_pair *p)
@@ -640,6 +650,7 @@ static inline void mock_use_all(void)
 	(void)mock_reg_at;
 	(void)cap_load;
 	(void)mock_pair_new;
+	(void)mock_pair_new_retry;
 	(void)mock_pair_free;
 	(void)mock_fill;
 	(void)mock_pkt;

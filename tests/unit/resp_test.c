@@ -770,10 +770,8 @@ START_TEST(test_lossy_end_to_end)
 	u64 now = 0, d;
 	u32 i, x = 0x9e3779b9u * (u32)(_i + 1), idle = 0;
 
-	mock_pair_new(&p, SROCE_QPT_RC);
 	/* At these rates three retries run out now and then; take seven. */
-	p.a->qp.attr.retry_cnt = 7;
-	p.a->qp.req.retry_left = 7;
+	mock_pair_new_retry(&p, SROCE_QPT_RC, 7);
 	mock_fill(p.a, VA, 0x20000, 5);
 	mock_fill(p.b, RVA + 0x30000, 0x8000, 77);
 	for (i = 0; i < 12; i++) {
