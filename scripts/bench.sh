@@ -221,8 +221,9 @@ for k in $runnable; do
 		$2 == "ok" {
 			cpu = (e[$1] - s[$1]) / hz
 			eff = cpu > 0 ? sprintf("%.3g", $3 / 1048576 / cpu) : "-"
-			# perftest now and then prints 0.00 for a run that moved
-			# its bytes (it could not time it): no sample, not zero.
+			# Results from before perftest.sh counted MB/s itself
+			# may hold 0.00 from perftest for a run that moved its
+			# bytes (it could not time it): no sample, not zero.
 			if ($6 == "-" && $4 + 0 == 0 && $3 > 0) $4 = $5 = "-"
 			print d, $1, $4, $5, $6, eff
 		}
