@@ -4,7 +4,8 @@
 # Static checks:
 #   the documentation against the code (scripts/doc-check.py, and its own
 #   test, scripts/doc-check-selftest.sh), make bench's case lists
-#   (scripts/bench.sh --list), checkpatch --strict (from
+#   (scripts/bench.sh --list), every bash script's syntax (bash -n),
+#   checkpatch --strict (from
 #   Debian's linux-source-6.1) on every kernel/ source file, the protocol
 #   core's included, and sparse (make C=2) against each kernel's headers
 #   (a kernel built in a root, with that root's sparse; one too old for
@@ -53,6 +54,19 @@ if ((!$#)); then
 			bad "bench case list ${q:-(full)}: scripts/bench.sh $q --list"
 		fi
 	done
+	# Every bash script parses as a whole: bash reads a script as it
+	# runs, so a quote broken late in one shows only when it gets there.
+	n=0 broken=
+	while IFS= read -r f; do
+		head -1 "$top/$f" | grep -q '^#!.*bash' || continue
+		n=$((n + 1))
+		bash -n "$top/$f" 2>/dev/null || broken+=" $f"
+	done < <(git -C "$top" ls-files)
+	if [[ -z $broken ]]; then
+		ok "bash scripts parse ($n, bash -n)"
+	else
+		bad "bash -n:$broken"
+	fi
 fi
 
 # checkpatch.pl wants spelling.txt and const_structs.checkpatch beside it.
