@@ -338,9 +338,9 @@ static void mock_free(struct mock *m)
 	free(m);
 }
 
-/* Typical connected attributes: MTU 1024, PSNs 100 / 200. */
 #define MOCK_RETRY_CNT	3
 
+/* Typical connected attributes: MTU 1024, PSNs 100 / 200. */
 static void mock_attr(struct sroce_qp_attr *a, u32 dest_qpn)
 {
 	memset(a, 0, sizeof(*a));
