@@ -279,7 +279,7 @@ for k in $runnable; do
 			printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", c,
 				a3, b3, ratio(a3, b3), a5, b5, ratio(b5, a5), a6, b6, ratio(a6, b6)
 		}
-		print "MB/s: BW average; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+		print "MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
 		print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
 	}' "$out/$k/raw" >"$out/$k/table.txt"
 done
@@ -367,7 +367,7 @@ END {
 		}
 	}
 	print ""
-	print "unit MB/s: BW average; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+	print "unit MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
 	print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
 	if (hdr) print "x: more vCPUs against one (the case named and its twin at one vCPU; higher is better)."
 	print "Per kernel, with Mpps and every unit: <kernel>/table.txt."
