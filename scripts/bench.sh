@@ -242,7 +242,8 @@ for k in $runnable; do
 		>"$out/$k/guest-cpu.txt"
 done
 
-# The medians: "fail" when every round of the case failed.
+# The medians ("fail" when every round of the case failed), ratios and
+# the legend, shared by both tables.
 awk_median='
 function median(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
@@ -257,6 +258,11 @@ function median(list,   n, a, i, j, t) {
 function ratio(x, y) {
 	if (x == "-" || x == "fail" || y == "-" || y == "fail" || y + 0 == 0) return "-"
 	return sprintf("%.2f", x / y)
+}
+# What the units and ratios mean, under every table (A, B: the drivers).
+function legend(prefix, A, B) {
+	print prefix "MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+	print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
 }'
 
 # One kernel, every figure: DIR/<kernel>/table.txt.
@@ -279,8 +285,7 @@ for k in $runnable; do
 			printf "%-20s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n", c,
 				a3, b3, ratio(a3, b3), a5, b5, ratio(b5, a5), a6, b6, ratio(a6, b6)
 		}
-		print "MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
-		print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
+		legend("", A, B)
 	}' "$out/$k/raw" >"$out/$k/table.txt"
 done
 
@@ -367,8 +372,7 @@ END {
 		}
 	}
 	print ""
-	print "unit MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
-	print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
+	legend("unit ", A, B)
 	if (hdr) print "x: more vCPUs against one (the case named and its twin at one vCPU; higher is better)."
 	print "Per kernel, with Mpps and every unit: <kernel>/table.txt."
 }' "$out/cases" - | tee "$out/table.txt"
