@@ -26,11 +26,13 @@
 # machine hits both) and runs the cases (tests/bench/vm/perftest.sh).  While a case
 # runs, this script samples the CPU time of the two QEMU processes, so
 # next to MB/s the table gives MiB moved per CPU-second of the guests: on
-# a noisy machine that moves far less than MB/s.  Benchmarks, not tests:
-# nothing here fails on a figure.
+# a noisy machine that moves far less than MB/s; and, per guest, its
+# vCPU threads' and other threads' CPU time and its UDP socket's drops
+# (qemu_sample).  Benchmarks, not tests: nothing here fails on a figure.
 #
 # Output: DIR/<kernel>/<driver>[-smpN].<round>/ (sroce-vm run dirs),
-# DIR/<kernel>/table.txt (every figure of that kernel), DIR/table.txt
+# DIR/<kernel>/table.txt (every figure of that kernel), guest-cpu.txt and
+# host.txt (where each guest's CPU went, inside and on the host), DIR/table.txt
 # (the kernels side by side, also printed), DIR/medians (the same as
 # columns) and DIR/chart.svg (scripts/bench-chart.py).
 set -u
@@ -114,16 +116,46 @@ runname() {
 	if [[ $2 == 1 ]]; then echo "$1"; else echo "$1-smp$2"; fi
 }
 
-# Sum of utime+stime (clock ticks) of the QEMU processes of run dir $1.
-qemu_ticks() {
-	local p t=0
-	for p in $(pgrep -f "file:$1/console\."); do
-		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+# The host side of run dir $1 now, in clock ticks and datagrams:
+#   TICKS A_VCPU A_OTHER A_DROPS B_VCPU B_OTHER B_DROPS
+# TICKS is the utime+stime of both QEMU processes; per guest, VCPU is its
+# vCPU threads' ("CPU N/TCG"), OTHER the rest (the main loop, which moves
+# every packet between the virtqueues and the UDP socket, and 9p), DROPS
+# the drop count of the UDP socket its NIC receives on (/proc/net/udp):
+# datagrams the peer sent that the host threw away because this QEMU did
+# not read them in time.  Counted the same for both drivers.
+qemu_sample() {
+	local role p port all t=0 line=
+	for role in a b; do
+		p=$(pgrep -f "file:$1/console\.$role" | head -1)
+		if [[ -z $p ]]; then
+			line+=" 0 0 0"
+			continue
+		fi
+		port=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null |
+		       sed -n 's/.*local\.port=\([0-9]*\).*/\1/p')
+		# The process's own figure keeps the time of threads that
+		# have exited (QEMU's worker pool comes and goes); the rest
+		# is what its vCPU threads did not use.
+		all=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)
+		line+=$(cat "/proc/$p/task"/*/stat 2>/dev/null | awk -v all="$all" '
+		{
+			c = substr($0, index($0, "(") + 1)
+			c = substr(c, 1, index(c, ")") - 1)
+			split(substr($0, index($0, ") ") + 2), f, " ")
+			if (c ~ /^CPU [0-9]+\/TCG$/) v += f[12] + f[13]
+		}
+		END { printf " %d %d", v, all - v }')
+		line+=$(awk -v port=":$(printf '%04X' "${port:-0}")" '
+			substr($2, length($2) - 4) == port { d += $NF }
+			END { printf " %d", d }' /proc/net/udp)
+		t=$((t + all))
 	done
-	echo $t
+	echo "$t$line"
 }
 
-# Follow guest b's marks file while sroce-vm runs; log "mark CASE ticks".
+# Follow guest b's marks file while sroce-vm runs; log
+# "mark CASE" and qemu_sample's figures.
 sample() {
 	local run=$1 marks=$1/res/0/b/marks seen=0 n line
 	while kill -0 "$2" 2>/dev/null; do
@@ -132,7 +164,7 @@ sample() {
 			while ((seen < n)); do
 				seen=$((seen + 1))
 				line=$(sed -n "${seen}p" "$marks")
-				echo "$line $(qemu_ticks "$run")" >>"$run/cpu"
+				echo "$line $(qemu_sample "$run")" >>"$run/cpu"
 			done
 		fi
 		sleep 0.1
@@ -240,6 +272,24 @@ for k in $runnable; do
 		done
 	done | { echo "run round case guest ctxt user_ms sys_ms softirq_ms idle_ms"; cat; } \
 		>"$out/$k/guest-cpu.txt"
+	# And the host's side of each case (qemu_sample): per guest the
+	# CPU time of its QEMU's vCPU threads and of the rest, and the
+	# datagrams its socket dropped.  Runs from before these were
+	# sampled have none.
+	runs_of "$k" | while read -r d name r run; do
+		awk -v l="$name $r" -v hz="$hz" '
+		NF < 9 { next }
+		$1 == "start" { for (i = 4; i <= 9; i++) s[$2, i] = $i; next }
+		$1 == "end" && ($2, 4) in s {
+			printf "%s %s", l, $2
+			for (i = 4; i <= 9; i++) {
+				v = $i - s[$2, i]
+				printf " %d", (i == 6 || i == 9) ? v : v * 1000 / hz
+			}
+			printf "\n"
+		}' "$run/cpu"
+	done | { echo "run round case a_vcpu_ms a_other_ms a_drops b_vcpu_ms b_other_ms b_drops"; cat; } \
+		>"$out/$k/host.txt"
 done
 
 # The medians ("fail" when every round of the case failed), ratios and
