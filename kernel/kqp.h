@@ -47,9 +47,9 @@ extern const struct sroce_qp_ops sroce_kqp_core_ops;
 void sroce_kqp_exec_init(struct sroce_kqp *kqp);
 void sroce_kqp_exec_stop(struct sroce_kqp *kqp);
 void sroce_kqp_flush_all(struct sroce_kqp *kqp);
+/* @now: the time, or SROCE_NOW_LAZY (read only if the core needs it). */
 bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now);
-void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
-		      u64 now);
+void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check);
 void sroce_kqp_event(struct sroce_kqp *kqp, enum ib_event_type type);
 enum sroce_qp_state sroce_kqp_state(const struct sroce_kqp *kqp);
 

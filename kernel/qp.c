@@ -345,7 +345,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sroce_qp_attr a = {}, cur;
 	struct sroce_av av;
 	u32 cmask;
-	u64 now;
 	int err;
 
 	if (sroce_udata_check(udata, 0))
@@ -380,8 +379,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	sroce_kqp_lock(kqp);
-	now = ktime_get_ns();
-	err = sroce_qp_modify(&kqp->core, &a, cmask, now);
+	err = sroce_qp_modify(&kqp->core, &a, cmask, SROCE_NOW_LAZY);
 	if (!err) {
 		if (mask & IB_QP_AV)
 			kqp->av = av;
@@ -395,7 +393,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET)
 			sroce_kqp_rings_reset(kqp);
 		/* WQEs posted before RTS, or a flush to finish. */
-		sroce_kqp_settle(kqp, false, true, now);
+		sroce_kqp_settle(kqp, false, true);
 	}
 	sroce_kqp_unlock(kqp);
 	return err;

@@ -115,13 +115,13 @@ static void sroce_kqp_arm(struct sroce_kqp *kqp)
  * cannot be re-entered from its own callback, so the QP is errored here,
  * after the call: every WQE it holds is flushed and the consumer told.
  */
-static void sroce_kqp_check_broken(struct sroce_kqp *kqp, u64 now)
+static void sroce_kqp_check_broken(struct sroce_kqp *kqp)
 {
 	if (likely(kqp->broken != SROCE_KQP_BROKEN))
 		return;
 	kqp->broken = SROCE_KQP_ERRORED;
 	sroce_count(to_sdev(kqp->ibqp.device), SROCE_CTR_RING_ERRORS, 1);
-	sroce_qp_flush(&kqp->core, now);
+	sroce_qp_flush(&kqp->core);
 	sroce_kqp_event(kqp, IB_EVENT_QP_FATAL);
 }
 
@@ -138,7 +138,7 @@ bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now)
 
 	kqp->sq_asked = false;
 	more = sroce_qp_kick(&kqp->core, budget, now);
-	sroce_kqp_check_broken(kqp, now);
+	sroce_kqp_check_broken(kqp);
 	return more || (!kqp->sq_asked && kqp->sq_cons != cons &&
 			sroce_kqp_sq_has_more(kqp));
 }
@@ -151,10 +151,9 @@ bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now)
  * finds pending() still true and backs off (sroce_kqp_pass), so this
  * never spins.
  */
-void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check,
-		      u64 now)
+void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check)
 {
-	sroce_kqp_check_broken(kqp, now);
+	sroce_kqp_check_broken(kqp);
 	if (more || sroce_qp_pending(&kqp->core) ||
 	    (sq_check && sroce_kqp_sq_has_more(kqp)))
 		sroce_kqp_queue(kqp);
@@ -184,7 +183,7 @@ static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 			sroce_qp_on_deadline(&kqp->core, now);
 		if (sroce_qp_pending(&kqp->core))
 			more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET, now);
-		sroce_kqp_settle(kqp, more, false, now);
+		sroce_kqp_settle(kqp, more, false);
 	}
 	sroce_kqp_unlock(kqp);
 	return HRTIMER_NORESTART;
@@ -303,14 +302,12 @@ void sroce_kqp_flush_all(struct sroce_kqp *kqp)
 {
 	/* A ring holds at most its entries: this takes all that was posted. */
 	u32 budget = max(kqp->sq.entries, kqp->rq.entries);
-	u64 now;
 
 	sroce_kqp_lock(kqp);
 	if (!kqp->dying) {
-		now = ktime_get_ns();
-		sroce_qp_flush(&kqp->core, now);
-		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, budget, now), false,
-				 now);
+		sroce_qp_flush(&kqp->core);
+		sroce_kqp_settle(kqp, sroce_kqp_kick(kqp, budget,
+						     SROCE_NOW_LAZY), false);
 	}
 	sroce_kqp_unlock(kqp);
 }
@@ -332,20 +329,19 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 				     struct sroce_rx *rx)
 {
 	enum sroce_drop why;
-	u64 now;
 
 	spin_lock_bh(&kqp->lock);
 	if (kqp->dying) {
 		why = SROCE_DROP_UNKNOWN_QP;
 	} else {
-		now = ktime_get_ns();
-		why = sroce_qp_rx(&kqp->core, pkt, rx, now);
+		/* Most packets need no time: a request inside a message. */
+		why = sroce_qp_rx(&kqp->core, pkt, rx, SROCE_NOW_LAZY);
 		/*
 		 * Only an ACK or response can unblock a requester that left
 		 * WQEs in the ring; a request cannot, so skip the ring read.
 		 */
 		sroce_kqp_settle(kqp, false,
-				 !(pkt->op->flags & SROCE_OPF_REQ), now);
+				 !(pkt->op->flags & SROCE_OPF_REQ));
 	}
 	sroce_kqp_unlock_raw(kqp);
 	return why;
@@ -558,6 +554,12 @@ static void sroce_kqp_core_event(void *ctx, enum sroce_qp_event ev)
 	sroce_kqp_event(ctx, (enum ib_event_type)ev);
 }
 
+/* Asked only by a core call that needs the time (SROCE_NOW_LAZY). */
+static u64 sroce_kqp_now(void *ctx)
+{
+	return ktime_get_ns();
+}
+
 const struct sroce_qp_ops sroce_kqp_core_ops = {
 	.next_send	= sroce_kqp_next_send,
 	.recv_wqe	= sroce_kqp_recv_wqe,
@@ -571,6 +573,7 @@ const struct sroce_qp_ops sroce_kqp_core_ops = {
 	.invalidate	= sroce_kqp_invalidate,
 	.local_op	= sroce_kqp_local_op,
 	.xrc_srq	= sroce_kqp_xrc_srq,
+	.now		= sroce_kqp_now,
 };
 
 static_assert((int)SROCE_EVENT_QP_FATAL == IB_EVENT_QP_FATAL);

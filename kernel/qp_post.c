@@ -165,7 +165,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	enum sroce_qp_state state;
 	int err = 0;
 	bool more;
-	u64 now;
 
 	/* A target sends nothing, and has no send CQ to fail into. */
 	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
@@ -205,11 +204,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* Nothing to run. */
 	} else if (irqs_off) {
 		/* The work sends it (sroce_kqp_lock_irqs_off). */
-		sroce_kqp_settle(kqp, true, false, ktime_get_ns());
+		sroce_kqp_settle(kqp, true, false);
 	} else {
-		now = ktime_get_ns();
-		more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET, now);
-		sroce_kqp_settle(kqp, more, false, now);
+		more = sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET,
+				      SROCE_NOW_LAZY);
+		sroce_kqp_settle(kqp, more, false);
 	}
 	if (irqs_off)
 		sroce_kqp_unlock_irqs_off(kqp);
@@ -255,7 +254,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	enum sroce_qp_state state;
 	bool irqs_off;
 	int err = 0;
-	u64 now;
 
 	if (kqp->user || !kqp->rq.buf) {
 		*bad_wr = wr;
@@ -277,15 +275,14 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 	}
 	if (state == SROCE_QPS_ERR && !kqp->dying) {
-		now = ktime_get_ns();
 		/*
 		 * In ERR they are flushed now, up to the inline budget, the
 		 * rest by the work; with IRQs off the work does it all.
 		 */
 		sroce_kqp_settle(kqp, irqs_off ||
 				 sroce_kqp_kick(kqp, SROCE_KQP_INLINE_BUDGET,
-						now),
-				 false, now);
+						SROCE_NOW_LAZY),
+				 false);
 	}
 	if (irqs_off)
 		sroce_kqp_unlock_irqs_off(kqp);

@@ -66,20 +66,19 @@ void sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *w, u8 status)
 }
 
 /* Fail the head WQE and the QP with it (IBA: RC errors are fatal). */
-static void sroce_comp_fail(struct sroce_qp *qp, u8 status, u32 vendor_err,
-			    u64 now)
+static void sroce_comp_fail(struct sroce_qp *qp, u8 status, u32 vendor_err)
 {
 	if (qp->comp.head != qp->req.tail)
 		sroce_comp_cqe(qp, sroce_sq_slot(qp, qp->comp.head), status,
 			       vendor_err);
 	if (qp->type == SROCE_QPT_RC)
-		sroce_qp_to_err(qp, now);
+		sroce_qp_to_err(qp);
 	else
-		sroce_qp_to_sqe(qp, now);
+		sroce_qp_to_sqe(qp);
 }
 
 /* (Re)start the local ACK timer if anything is unacknowledged. */
-void sroce_comp_arm(struct sroce_qp *qp, u64 now)
+void sroce_comp_arm(struct sroce_qp *qp)
 {
 	u64 t = sroce_ack_timeout_ns(qp->attr.timeout);
 
@@ -91,10 +90,10 @@ void sroce_comp_arm(struct sroce_qp *qp, u64 now)
 	qp->req.timer_on = true;
 	qp->req.sent = false;
 	qp->req.resp_sent = false;
-	qp->req.ack_deadline = now + t;
+	qp->req.ack_deadline = sroce_qp_now(qp) + t;
 }
 
-static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
+static void sroce_comp_made_progress(struct sroce_qp *qp)
 {
 	sroce_req_grow(qp);
 	sroce_req_catch_up(qp);
@@ -103,7 +102,7 @@ static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
 	qp->req.stall_left = SROCE_TX_STALL_MAX;
 	qp->comp.gap_retried = false;
 	qp->comp.nak_seen = false;
-	sroce_comp_arm(qp, now);
+	sroce_comp_arm(qp);
 }
 
 /*
@@ -111,14 +110,14 @@ static void sroce_comp_made_progress(struct sroce_qp *qp, u64 now)
  * operations once run, and WQEs the requester failed locally (the QP
  * then leaves RTS).  Also notices the end of an SQ drain.
  */
-void sroce_comp_progress(struct sroce_qp *qp, u64 now)
+void sroce_comp_progress(struct sroce_qp *qp)
 {
 	struct sroce_swqe *w;
 
 	while (qp->comp.head != qp->req.tail) {
 		w = sroce_sq_slot(qp, qp->comp.head);
 		if (w->status) {
-			sroce_comp_fail(qp, w->status, 0, now);
+			sroce_comp_fail(qp, w->status, 0);
 			return;
 		}
 		if (!w->done || (qp->type == SROCE_QPT_RC &&
@@ -161,7 +160,7 @@ static void sroce_comp_implied_nak(struct sroce_qp *qp, bool seq_nak)
  * finishes.  Returns true if a READ/atomic below @psn still lacks its
  * responses (so they were lost: the caller goes back for them).
  */
-static bool sroce_comp_ack_before(struct sroce_qp *qp, u32 psn, u64 now)
+static bool sroce_comp_ack_before(struct sroce_qp *qp, u32 psn)
 {
 	bool progress = false, blocked = false;
 	struct sroce_swqe *w;
@@ -196,7 +195,7 @@ static bool sroce_comp_ack_before(struct sroce_qp *qp, u32 psn, u64 now)
 		sroce_comp_complete(qp, w, SROCE_WC_SUCCESS);
 	}
 	if (progress)
-		sroce_comp_made_progress(qp, now);
+		sroce_comp_made_progress(qp);
 	return blocked;
 }
 
@@ -215,36 +214,37 @@ static u8 sroce_nak_status(u8 code)
 }
 
 static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
-				       const struct sroce_pkt *pkt, u64 now)
+				       const struct sroce_pkt *pkt)
 {
 	u8 syn = pkt->h.aeth.syndrome, val = sroce_aeth_value(syn);
 	u32 psn = pkt->h.bth.psn;
 
 	switch (sroce_aeth_type(syn)) {
 	case SROCE_AETH_ACK:
-		if (sroce_comp_ack_before(qp, sroce_psn_add(psn, 1), now))
+		if (sroce_comp_ack_before(qp, sroce_psn_add(psn, 1)))
 			sroce_comp_implied_nak(qp, false);
-		sroce_comp_progress(qp, now);
+		sroce_comp_progress(qp);
 		return SROCE_DROP_NONE;
 	case SROCE_AETH_RNR_NAK:
-		if (sroce_comp_ack_before(qp, psn, now)) {
+		if (sroce_comp_ack_before(qp, psn)) {
 			sroce_comp_implied_nak(qp, false);
 			return SROCE_DROP_NONE;
 		}
 		qp->stats.rnr_naks_rcvd++;
 		if (!qp->req.rnr_left) {
-			sroce_comp_fail(qp, SROCE_WC_RNR_RETRY_EXC_ERR, syn, now);
+			sroce_comp_fail(qp, SROCE_WC_RNR_RETRY_EXC_ERR, syn);
 			return SROCE_DROP_NONE;
 		}
 		if (qp->attr.rnr_retry != 7)
 			qp->req.rnr_left--;
 		sroce_req_rewind(qp, psn);
 		qp->req.rnr_wait = true;
-		qp->req.rnr_deadline = now + sroce_rnr_timer_ns(val);
+		qp->req.rnr_deadline = sroce_qp_now(qp) +
+				       sroce_rnr_timer_ns(val);
 		qp->req.timer_on = false;
 		return SROCE_DROP_NONE;
 	case SROCE_AETH_NAK:
-		if (sroce_comp_ack_before(qp, psn, now)) {
+		if (sroce_comp_ack_before(qp, psn)) {
 			sroce_comp_implied_nak(qp,
 					       val == SROCE_NAK_PSN_SEQ_ERR);
 			return SROCE_DROP_NONE;
@@ -264,21 +264,21 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 			}
 			qp->comp.nak_seen = true;
 			if (!qp->req.retry_left) {
-				sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR, syn,
-						now);
+				sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR,
+						syn);
 				return SROCE_DROP_NONE;
 			}
 			qp->req.retry_left--;
 			sroce_req_loss(qp, false);
 			sroce_req_rewind(qp, psn);
-			sroce_comp_arm(qp, now);
+			sroce_comp_arm(qp);
 			return SROCE_DROP_NONE;
 		}
 		if (val == SROCE_NAK_REMOTE_ACCESS)
 			qp->stats.access_naks_rcvd++;
 		else
 			qp->stats.error_naks_rcvd++;
-		sroce_comp_fail(qp, sroce_nak_status(val), syn, now);
+		sroce_comp_fail(qp, sroce_nak_status(val), syn);
 		return SROCE_DROP_NONE;
 	default:
 		return SROCE_DROP_ACK_UNEXPECTED;
@@ -288,14 +288,14 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 /* A READ response or atomic ACK at @psn; everything before it is ACKed. */
 static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 				       const struct sroce_pkt *pkt,
-				       const void *payload, u64 now)
+				       const void *payload)
 {
 	u32 psn = pkt->h.bth.psn, flags = pkt->op->flags, k, off, want;
 	bool blocked, atomic = flags & SROCE_OPF_ATMACK;
 	struct sroce_swqe *w;
 	u8 orig[8], st;
 
-	blocked = sroce_comp_ack_before(qp, psn, now);
+	blocked = sroce_comp_ack_before(qp, psn);
 	if (qp->comp.head == qp->req.hi)
 		return SROCE_DROP_ACK_UNEXPECTED;
 	w = sroce_sq_slot(qp, qp->comp.head);
@@ -348,19 +348,19 @@ static enum sroce_drop sroce_comp_data(struct sroce_qp *qp,
 	if (st == SROCE_PLACE_AGAIN)
 		return SROCE_DROP_NO_RESOURCE;
 	if (st) {
-		sroce_comp_fail(qp, st, 0, now);
+		sroce_comp_fail(qp, st, 0);
 		return SROCE_DROP_NONE;
 	}
 	qp->comp.psn = sroce_psn_add(psn, 1);
-	sroce_comp_made_progress(qp, now);
+	sroce_comp_made_progress(qp);
 	if (k + 1 == w->npsn)
 		sroce_comp_complete(qp, w, SROCE_WC_SUCCESS);
-	sroce_comp_progress(qp, now);
+	sroce_comp_progress(qp);
 	return SROCE_DROP_NONE;
 }
 
 enum sroce_drop sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			      const void *payload, u64 now)
+			      const void *payload)
 {
 	u32 psn = pkt->h.bth.psn;
 	u32 flags = pkt->op->flags;
@@ -371,14 +371,14 @@ enum sroce_drop sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	if (sroce_psn_lt(psn, qp->comp.psn))
 		return SROCE_DROP_ACK_STALE;
 	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATMACK))
-		return sroce_comp_data(qp, pkt, payload, now);
+		return sroce_comp_data(qp, pkt, payload);
 	if (flags & SROCE_OPF_AETH)
-		return sroce_comp_aeth(qp, pkt, now);
+		return sroce_comp_aeth(qp, pkt);
 	return SROCE_DROP_ACK_UNEXPECTED;
 }
 
 /* The local ACK timer expired: go back to the oldest unacknowledged PSN. */
-void sroce_comp_timeout(struct sroce_qp *qp, u64 now)
+void sroce_comp_timeout(struct sroce_qp *qp)
 {
 	qp->req.timer_on = false;
 	if (qp->comp.psn == qp->req.psn_hi)
@@ -396,16 +396,16 @@ void sroce_comp_timeout(struct sroce_qp *qp, u64 now)
 		if (!qp->req.resp_sent)
 			qp->req.stall_left--;
 		qp->stats.tx_stalls++;
-		sroce_comp_arm(qp, now);
+		sroce_comp_arm(qp);
 		return;
 	}
 	qp->stats.timeouts++;
 	if (!qp->req.retry_left) {
-		sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR, 0, now);
+		sroce_comp_fail(qp, SROCE_WC_RETRY_EXC_ERR, 0);
 		return;
 	}
 	qp->req.retry_left--;
 	sroce_req_loss(qp, true);
 	sroce_req_rewind(qp, qp->comp.psn);
-	sroce_comp_arm(qp, now);
+	sroce_comp_arm(qp);
 }

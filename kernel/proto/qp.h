@@ -7,6 +7,10 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.9 SROCE_NOW_LAZY in place of a time defers reading the clock to
+ *        ops->now, called only if the call needs the time; the core
+ *        keeps the time of the current call; sroce_qp_flush() takes
+ *        none.
  *   v1.8 XRC: SROCE_QPT_XRC_INI / SROCE_QPT_XRC_TGT at sroce_qp_init(),
  *        sroce_send_wqe.xrc_srqn, ops->xrc_srq (required for XRC_TGT),
  *        sroce_cqe.srqn; SROCE_MAX_HDR_LEN grew by the XRCETH.
@@ -40,7 +44,9 @@
  * resources) and a table of side-effect operations.  The core never reads
  * a clock, never arms a timer, never allocates and holds no lock: the
  * caller serialises every call on one QP (one lock per QP) and passes the
- * current time to every entry point.  After any call that can move it,
+ * current time to every entry point that takes one, or SROCE_NOW_LAZY:
+ * then the core asks ops->now, once, if the call needs the time at all
+ * (a request inside a message does not).  After any call that can move it,
  * the caller re-arms its one timer at sroce_qp_next_deadline() and calls
  * sroce_qp_on_deadline() when it fires.  After any call, if
  * sroce_qp_pending() is true the caller schedules sroce_qp_kick().
@@ -540,6 +546,11 @@ struct sroce_qp_ops {
 	 * SRQ in cqe->srqn: route them by it.
 	 */
 	int (*xrc_srq)(void *ctx, u32 srqn);
+	/*
+	 * The monotonic time in ns, for a call passed SROCE_NOW_LAZY; at
+	 * most once per call.  May be NULL if the caller never passes it.
+	 */
+	u64 (*now)(void *ctx);
 };
 
 /* ---- Private state below: embed, but touch only through the API. ---- */
@@ -724,6 +735,7 @@ struct sroce_qp {
 	} cc;
 
 	struct sroce_tx_pkt txp;	/* scratch, keeps it off the stack */
+	u64 now;	/* the current call's time, or SROCE_NOW_LAZY: unread */
 };
 
 struct sroce_qp_init_attr {
@@ -752,7 +764,13 @@ struct sroce_qp_init_attr {
 	void *ctx;
 };
 
-/* ---- Entry points.  All take the caller's monotonic time in ns. ---- */
+/*
+ * ---- Entry points.  Those with @now_ns take the caller's monotonic time
+ * in ns, or SROCE_NOW_LAZY to have the core read ops->now if it needs it.
+ * sroce_qp_modify() reads none today (an ERR flush, an SQD drain need
+ * none); it keeps the parameter for a transition that will.
+ */
+#define SROCE_NOW_LAZY	U64_MAX
 
 /* Set up @qp in RESET.  -SROCE_EINVAL on a bad argument. */
 int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia);
@@ -795,11 +813,14 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 /* Earliest armed deadline, or U64_MAX. */
 u64 sroce_qp_next_deadline(const struct sroce_qp *qp);
 
-/* Handle every deadline <= @now_ns (retransmit, RNR retry, delayed ACK). */
+/*
+ * Handle every deadline <= @now_ns, or the time ops->now gives
+ * (retransmit, RNR retry, delayed ACK).
+ */
 void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns);
 
 /* Move to ERR and flush every outstanding send and receive WQE. */
-void sroce_qp_flush(struct sroce_qp *qp, u64 now_ns);
+void sroce_qp_flush(struct sroce_qp *qp);
 
 /* Timing helpers, exposed for tests and the documentation. */
 u64 sroce_ack_timeout_ns(u8 timeout);		/* 0 -> U64_MAX */

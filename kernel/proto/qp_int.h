@@ -79,9 +79,17 @@ static inline bool sroce_pkey_match(u16 a, u16 b)
 	return !((a ^ b) & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
 }
 
+/* The current call's time: read through ops->now the first time. */
+static inline u64 sroce_qp_now(struct sroce_qp *qp)
+{
+	if (qp->now == SROCE_NOW_LAZY)
+		qp->now = qp->ops->now(qp->ctx);
+	return qp->now;
+}
+
 /* qp_state.c */
-void sroce_qp_to_err(struct sroce_qp *qp, u64 now);
-void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now);
+void sroce_qp_to_err(struct sroce_qp *qp);
+void sroce_qp_to_sqe(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum sroce_qp_event ev);
 
 /* pkt.c */
@@ -96,7 +104,7 @@ u8 sroce_pkt_place(struct sroce_qp *qp, const struct sroce_sge *sge, u32 nsge,
 		   const void *buf, bool recv);
 
 /* req.c */
-u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now);
+u32 sroce_req_run(struct sroce_qp *qp, u32 budget);
 bool sroce_req_ready(const struct sroce_qp *qp);
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_flush_done(struct sroce_qp *qp, u32 psn);
@@ -107,19 +115,19 @@ void sroce_req_grow(struct sroce_qp *qp);
 
 /* comp.c */
 enum sroce_drop sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			      const void *payload, u64 now);
-void sroce_comp_progress(struct sroce_qp *qp, u64 now);
+			      const void *payload);
+void sroce_comp_progress(struct sroce_qp *qp);
 void sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *w, u8 status);
-void sroce_comp_timeout(struct sroce_qp *qp, u64 now);
-void sroce_comp_arm(struct sroce_qp *qp, u64 now);
+void sroce_comp_timeout(struct sroce_qp *qp);
+void sroce_comp_arm(struct sroce_qp *qp);
 
 /* resp.c */
 enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			      const void *payload, u64 now);
-u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now);
+			      const void *payload);
+u32 sroce_resp_run(struct sroce_qp *qp, u32 budget);
 bool sroce_resp_ready(const struct sroce_qp *qp);
-void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now);
-void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now);
+void sroce_resp_ack_deadline(struct sroce_qp *qp);
+void sroce_resp_nak_deadline(struct sroce_qp *qp);
 bool sroce_resp_flush(struct sroce_qp *qp, u32 budget);
 
 #endif /* SROCE_PROTO_QP_INT_H */

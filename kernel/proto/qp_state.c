@@ -408,6 +408,7 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	u32 allowed, req, opt, xopt = 0;
 	int ret;
 
+	qp->now = now_ns;
 	if (mask & SROCE_QP_CUR_STATE) {
 		/* The consumer's belief must be right (IBA 11.2.4.2). */
 		if (attr->cur_qp_state != cur)
@@ -459,7 +460,7 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 	}
 	sroce_qp_apply(qp, attr, mask);
 	if (next == SROCE_QPS_ERR) {
-		sroce_qp_to_err(qp, now_ns);
+		sroce_qp_to_err(qp);
 		return 0;
 	}
 	/*
@@ -481,7 +482,7 @@ int sroce_qp_modify(struct sroce_qp *qp, const struct sroce_qp_attr *attr,
 		/* Drained at once if idle: comp_progress raises the event. */
 		qp->req.sq_drained_sent = false;
 		qp->attr.sq_draining = 1;
-		sroce_comp_progress(qp, now_ns);
+		sroce_comp_progress(qp);
 	}
 	return 0;
 }
@@ -495,7 +496,7 @@ void sroce_qp_query(const struct sroce_qp *qp, struct sroce_qp_attr *attr)
 	attr->rq_psn = qp->resp.psn;
 }
 
-void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
+void sroce_qp_to_err(struct sroce_qp *qp)
 {
 	if (qp->state == SROCE_QPS_ERR)
 		return;
@@ -508,7 +509,7 @@ void sroce_qp_to_err(struct sroce_qp *qp, u64 now)
 }
 
 /* UC/UD send error: the send queue stops, receives go on (IBA 10.3.1.13). */
-void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now)
+void sroce_qp_to_sqe(struct sroce_qp *qp)
 {
 	if (qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_SQE)
 		return;
@@ -518,11 +519,11 @@ void sroce_qp_to_sqe(struct sroce_qp *qp, u64 now)
 	sroce_qp_flush_rings(qp, qp->sq_size, 0, false);
 }
 
-void sroce_qp_flush(struct sroce_qp *qp, u64 now_ns)
+void sroce_qp_flush(struct sroce_qp *qp)
 {
 	if (qp->state == SROCE_QPS_RESET)
 		return;
-	sroce_qp_to_err(qp, now_ns);
+	sroce_qp_to_err(qp);
 }
 
 bool sroce_qp_pending(const struct sroce_qp *qp)
@@ -539,6 +540,7 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 {
 	u32 used;
 
+	qp->now = now_ns;
 	switch (qp->state) {
 	case SROCE_QPS_ERR:
 		sroce_qp_flush_rings(qp, budget, budget, true);
@@ -553,9 +555,9 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
 		break;
 	}
 	/* Responses first: they are owed and the peer's timer is running. */
-	used = sroce_resp_run(qp, budget, now_ns);
+	used = sroce_resp_run(qp, budget);
 	if (used < budget && qp->state != SROCE_QPS_ERR)
-		used += sroce_req_run(qp, budget - used, now_ns);
+		used += sroce_req_run(qp, budget - used);
 	if (qp->state == SROCE_QPS_SQE || qp->state == SROCE_QPS_ERR)
 		return qp->flush_more || (used >= budget &&
 					  sroce_qp_pending(qp));
@@ -566,14 +568,15 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns)
  * A CE-marked packet from our peer: tell its QP with a CNP, at most one
  * per interval.  Best effort: one the caller refuses is not retried.
  */
-static void sroce_qp_cnp(struct sroce_qp *qp, u64 now)
+static void sroce_qp_cnp(struct sroce_qp *qp)
 {
 	struct sroce_tx_pkt *tp = &qp->txp;
 	struct sroce_hdrs h;
 	u64 last = qp->cc.last_cnp;
 
 	qp->stats.ecn_marked++;
-	if (!qp->cc.p || !sroce_cc_np_allow(&qp->cc.last_cnp, qp->cc.p, now))
+	if (!qp->cc.p ||
+	    !sroce_cc_np_allow(&qp->cc.last_cnp, qp->cc.p, sroce_qp_now(qp)))
 		return;
 	sroce_pkt_hdrs_init(qp, &h, SROCE_OPC_CNP, 0);
 	h.bth.mig = 0;
@@ -590,10 +593,10 @@ static void sroce_qp_cnp(struct sroce_qp *qp, u64 now)
 }
 
 /* A CNP for this QP: only the reaction point hears it, nothing answers. */
-static enum sroce_drop sroce_qp_rx_cnp(struct sroce_qp *qp, u64 now)
+static enum sroce_drop sroce_qp_rx_cnp(struct sroce_qp *qp)
 {
 	qp->stats.cnp_rcvd++;
-	if (qp->cc.p && sroce_cc_rp_cnp(&qp->cc.rp, qp->cc.p, now))
+	if (qp->cc.p && sroce_cc_rp_cnp(&qp->cc.rp, qp->cc.p, sroce_qp_now(qp)))
 		qp->stats.rate_decreases++;
 	return SROCE_DROP_NONE;
 }
@@ -605,6 +608,7 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	u32 flags = pkt->op->flags;
 	u8 want;
 
+	qp->now = now_ns;
 	qp->stats.rx_pkts++;
 	switch (qp->state) {
 	case SROCE_QPS_RTR:
@@ -644,11 +648,11 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	     memcmp(pkt->dgid, qp->attr.sgid, SROCE_GID_LEN)))
 		return SROCE_DROP_BAD_ADDR;
 	if (unlikely(flags & SROCE_OPF_CNP) && bth->pkey == SROCE_CNP_PKEY)
-		return sroce_qp_rx_cnp(qp, now_ns);
+		return sroce_qp_rx_cnp(qp);
 	if (!sroce_pkey_match(bth->pkey, qp->attr.pkey))
 		return SROCE_DROP_BAD_PKEY;
 	if (unlikely(flags & SROCE_OPF_CNP))
-		return sroce_qp_rx_cnp(qp, now_ns);
+		return sroce_qp_rx_cnp(qp);
 	/* An initiator only hears responses, a target only requests. */
 	if ((qp->xrc == SROCE_QPT_XRC_INI && (flags & SROCE_OPF_REQ)) ||
 	    (qp->xrc == SROCE_QPT_XRC_TGT && !(flags & SROCE_OPF_REQ)))
@@ -661,12 +665,12 @@ enum sroce_drop sroce_qp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			sroce_qp_event(qp, SROCE_EVENT_COMM_EST);
 	}
 	if (unlikely(pkt->ce) && qp->type != SROCE_QPT_UD)
-		sroce_qp_cnp(qp, now_ns);
+		sroce_qp_cnp(qp);
 	if (flags & SROCE_OPF_REQ)
-		return sroce_resp_rx(qp, pkt, payload, now_ns);
+		return sroce_resp_rx(qp, pkt, payload);
 	if (qp->type != SROCE_QPT_RC)
 		return SROCE_DROP_WRONG_QP_TYPE;
-	return sroce_comp_rx(qp, pkt, payload, now_ns);
+	return sroce_comp_rx(qp, pkt, payload);
 }
 
 u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
@@ -698,22 +702,26 @@ u64 sroce_qp_next_deadline(const struct sroce_qp *qp)
 
 void sroce_qp_on_deadline(struct sroce_qp *qp, u64 now_ns)
 {
+	u64 now;
+
 	if (qp->state == SROCE_QPS_ERR || qp->state == SROCE_QPS_RESET)
 		return;
-	if (qp->resp.unacked && now_ns >= qp->resp.ack_deadline)
-		sroce_resp_ack_deadline(qp, now_ns);
-	if (qp->resp.nak_deadline && now_ns >= qp->resp.nak_deadline)
-		sroce_resp_nak_deadline(qp, now_ns);
-	if (qp->req.rnr_wait && now_ns >= qp->req.rnr_deadline) {
+	qp->now = now_ns;
+	now = sroce_qp_now(qp);
+	if (qp->resp.unacked && now >= qp->resp.ack_deadline)
+		sroce_resp_ack_deadline(qp);
+	if (qp->resp.nak_deadline && now >= qp->resp.nak_deadline)
+		sroce_resp_nak_deadline(qp);
+	if (qp->req.rnr_wait && now >= qp->req.rnr_deadline) {
 		/* The go-back was done when the RNR NAK came; now resend. */
 		qp->req.rnr_wait = false;
 	}
-	if (qp->req.timer_on && now_ns >= qp->req.ack_deadline)
-		sroce_comp_timeout(qp, now_ns);
+	if (qp->req.timer_on && now >= qp->req.ack_deadline)
+		sroce_comp_timeout(qp);
 	if (qp->cc.p) {
-		sroce_cc_rp_timer(&qp->cc.rp, qp->cc.p, now_ns);
+		sroce_cc_rp_timer(&qp->cc.rp, qp->cc.p, now);
 		if (qp->cc.paced &&
-		    sroce_cc_rp_may_send(&qp->cc.rp, now_ns))
+		    sroce_cc_rp_may_send(&qp->cc.rp, now))
 			qp->cc.paced = false;
 	}
 }

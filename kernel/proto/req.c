@@ -477,10 +477,11 @@ static int sroce_req_failed(struct sroce_qp *qp)
 	return STEP_SENT;
 }
 
-static int sroce_req_step(struct sroce_qp *qp, u64 now)
+static int sroce_req_step(struct sroce_qp *qp)
 {
 	struct sroce_swqe *w;
 	u32 used;
+	u64 now;
 
 	if (!sroce_qp_can_send(qp) || qp->req.stopped || qp->req.rnr_wait)
 		return STEP_STOP;
@@ -499,8 +500,13 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 		return STEP_STOP;
 	if (sroce_wr_is_local(w->wr.opcode))
 		return sroce_req_local(qp, w);
-	/* The rate limiter's wait ends at a deadline, not by spinning. */
-	if (qp->cc.p) {
+	/*
+	 * The rate limiter's wait ends at a deadline, not by spinning.  An
+	 * idle one (no CNP since it recovered) needs no time: no clock read
+	 * per packet on a QP that was never cut.
+	 */
+	if (qp->cc.p && qp->cc.rp.active) {
+		now = sroce_qp_now(qp);
 		sroce_cc_rp_timer(&qp->cc.rp, qp->cc.p, now);
 		if (!sroce_cc_rp_may_send(&qp->cc.rp, now)) {
 			qp->cc.paced = true;
@@ -521,9 +527,10 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 	used = sroce_req_packet(qp, w);
 	if (!used)
 		return w->status ? sroce_req_failed(qp) : STEP_STOP;
-	if (qp->cc.p)
+	if (qp->cc.p && qp->cc.rp.active)
 		sroce_cc_rp_sent(&qp->cc.rp, qp->cc.p, qp->txp.hdr_len +
-				 qp->txp.paylen + qp->txp.pad, now);
+				 qp->txp.paylen + qp->txp.pad,
+				 sroce_qp_now(qp));
 	qp->req.off_psn += used;
 	qp->req.psn = sroce_psn_add(qp->req.psn, used);
 	if (sroce_psn_lt(qp->req.psn_hi, qp->req.psn))
@@ -535,17 +542,17 @@ static int sroce_req_step(struct sroce_qp *qp, u64 now)
 			w->done = 1;
 	}
 	if (qp->type == SROCE_QPT_RC && !qp->req.timer_on)
-		sroce_comp_arm(qp, now);
+		sroce_comp_arm(qp);
 	return STEP_SENT;
 }
 
-u32 sroce_req_run(struct sroce_qp *qp, u32 budget, u64 now)
+u32 sroce_req_run(struct sroce_qp *qp, u32 budget)
 {
 	u32 sent = 0;
 
-	while (sent < budget && sroce_req_step(qp, now) == STEP_SENT)
+	while (sent < budget && sroce_req_step(qp) == STEP_SENT)
 		sent++;
-	sroce_comp_progress(qp, now);
+	sroce_comp_progress(qp);
 	return sent;
 }
 

@@ -73,7 +73,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, u8 syn, u32 psn)
 	sroce_resp_emit_ack(qp, syn, psn);
 }
 
-void sroce_resp_ack_deadline(struct sroce_qp *qp, u64 now)
+void sroce_resp_ack_deadline(struct sroce_qp *qp)
 {
 	sroce_resp_ack(qp, SROCE_ACK_SYN, sroce_psn(qp->resp.psn - 1));
 }
@@ -131,7 +131,7 @@ static bool sroce_resp_get_rwqe(struct sroce_qp *qp)
  */
 static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 					const struct sroce_pkt *pkt, u8 nak,
-					u8 recv_status, u64 now)
+					u8 recv_status)
 {
 	u32 i;
 
@@ -141,7 +141,7 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 			sroce_resp_complete(qp, recv_status, SROCE_WC_RECV,
 					    NULL, 0);
 			if (qp->type == SROCE_QPT_UC)
-				sroce_qp_to_err(qp, now);
+				sroce_qp_to_err(qp);
 		}
 		return SROCE_DROP_BAD_SEQUENCE;
 	}
@@ -158,7 +158,7 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 		sroce_resp_complete(qp, recv_status, SROCE_WC_RECV, NULL, 0);
 	sroce_qp_event(qp, nak == SROCE_NAK_REMOTE_ACCESS ?
 		       SROCE_EVENT_QP_ACCESS_ERR : SROCE_EVENT_QP_REQ_ERR);
-	sroce_qp_to_err(qp, now);
+	sroce_qp_to_err(qp);
 	return SROCE_DROP_NONE;
 }
 
@@ -169,7 +169,7 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
  * repeats over 126 ms: past that the requester's own timeout takes over,
  * and a forged or stale PSN cannot start an endless stream of NAKs.
  */
-static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
+static void sroce_resp_seq_nak(struct sroce_qp *qp)
 {
 	qp->stats.seq_naks_sent++;
 	sroce_resp_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
@@ -179,8 +179,8 @@ static void sroce_resp_seq_nak(struct sroce_qp *qp, u64 now)
 		qp->resp.nak_deadline = 0;
 		return;
 	}
-	qp->resp.nak_deadline = now + (SROCE_NAK_RESEND_NS <<
-				       qp->resp.nak_tries);
+	qp->resp.nak_deadline = sroce_qp_now(qp) +
+				(SROCE_NAK_RESEND_NS << qp->resp.nak_tries);
 	qp->resp.nak_tries++;
 }
 
@@ -211,8 +211,7 @@ static enum sroce_drop sroce_resp_rnr(struct sroce_qp *qp,
 }
 
 /* An expected SEND/WRITE packet was placed: ACK by policy. */
-static void sroce_resp_advance(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			       u64 now)
+static void sroce_resp_advance(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	u32 psn = pkt->h.bth.psn;
 
@@ -232,12 +231,12 @@ static void sroce_resp_advance(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		qp->resp.ack_deadline = U64_MAX;
 	if ((pkt->op->flags & SROCE_OPF_LAST) &&
 	    qp->resp.ack_deadline == U64_MAX)
-		qp->resp.ack_deadline = now + SROCE_ACK_DELAY_NS;
+		qp->resp.ack_deadline = sroce_qp_now(qp) + SROCE_ACK_DELAY_NS;
 }
 
 static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 				       const struct sroce_pkt *pkt,
-				       const void *payload, u64 now)
+				       const void *payload)
 {
 	u32 flags = pkt->op->flags;
 	u8 st;
@@ -255,25 +254,25 @@ static enum sroce_drop sroce_resp_send(struct sroce_qp *qp,
 	if (st)
 		return sroce_resp_error(qp, pkt, st == SROCE_WC_LOC_LEN_ERR ?
 					SROCE_NAK_INVALID_REQ :
-					SROCE_NAK_REMOTE_OP_ERR, st, now);
+					SROCE_NAK_REMOTE_OP_ERR, st);
 	qp->resp.off += pkt->paylen;
 	if (flags & SROCE_OPF_LAST) {
 		if ((flags & SROCE_OPF_IETH) && qp->ops->invalidate &&
 		    qp->ops->invalidate(qp->ctx, pkt->h.ieth))
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR,
-						SROCE_WC_LOC_QP_OP_ERR, now);
+						SROCE_WC_LOC_QP_OP_ERR);
 		sroce_resp_complete(qp, SROCE_WC_SUCCESS, SROCE_WC_RECV, pkt,
 				    qp->resp.off);
 		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 		qp->resp.cur = 0;
 	}
-	sroce_resp_advance(qp, pkt, now);
+	sroce_resp_advance(qp, pkt);
 	return SROCE_DROP_NONE;
 }
 
 static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 					const struct sroce_pkt *pkt,
-					const void *payload, u64 now)
+					const void *payload)
 {
 	u32 flags = pkt->op->flags, len = pkt->paylen;
 	struct sroce_mem_ref ref;
@@ -284,17 +283,17 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 
 		if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_WRITE))
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
-						0, now);
+						0);
 		if (reth->len > SROCE_MAX_MSG)
 			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
-						0, now);
+						0);
 		/* Zero-length writes carry no usable R_Key (IBA 9.4.4). */
 		if (reth->len &&
 		    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
 					reth->len, SROCE_ACCESS_REMOTE_WRITE,
 					&ref))
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
-						0, now);
+						0);
 		qp->resp.va = reth->va;
 		qp->resp.rkey = reth->rkey;
 		qp->resp.resid = reth->len;
@@ -303,7 +302,7 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 	}
 	if (len > qp->resp.resid ||
 	    ((flags & SROCE_OPF_LAST) && len != qp->resp.resid))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	if ((flags & SROCE_OPF_IMMDT) && !sroce_resp_get_rwqe(qp)) {
 		if (flags & SROCE_OPF_FIRST)
 			qp->resp.cur = 0;
@@ -314,13 +313,13 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 					qp->resp.va, len,
 					SROCE_ACCESS_REMOTE_WRITE, &ref))
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
-						0, now);
+						0);
 		ret = qp->ops->copy_in(qp->ctx, &ref, 0, payload, 0, len);
 		if (ret == -SROCE_EAGAIN)
 			return sroce_resp_rnr(qp, pkt);
 		if (ret)
 			return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS,
-						0, now);
+						0);
 	}
 	qp->resp.va += len;
 	qp->resp.resid -= len;
@@ -333,7 +332,7 @@ static enum sroce_drop sroce_resp_write(struct sroce_qp *qp,
 		qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 		qp->resp.cur = 0;
 	}
-	sroce_resp_advance(qp, pkt, now);
+	sroce_resp_advance(qp, pkt);
 	return SROCE_DROP_NONE;
 }
 
@@ -385,7 +384,7 @@ static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 }
 
 static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
-				       const struct sroce_pkt *pkt, u64 now)
+				       const struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = &pkt->h.reth;
 	struct sroce_mem_ref ref;
@@ -393,16 +392,16 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
 	u32 psn = pkt->h.bth.psn;
 
 	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_READ))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	if (reth->len > SROCE_MAX_MSG)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	if (reth->len &&
 	    qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va, reth->len,
 				SROCE_ACCESS_REMOTE_READ, &ref))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	r = sroce_resp_res_alloc(qp);
 	if (!r)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	r->kind = SROCE_OP_READ_REQ;
 	r->srqn = pkt->h.xrceth;
 	r->psn = psn;
@@ -419,7 +418,7 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
 	qp->resp.psn = r->end_psn;
 	/* The responses acknowledge everything before them. */
 	qp->resp.unacked = 0;
-	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 	return SROCE_DROP_NONE;
 }
 
@@ -428,7 +427,7 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
  * and the responses acknowledge everything before it.
  */
 static void sroce_resp_res_owed(struct sroce_qp *qp, struct sroce_rd_res *r,
-				u8 kind, u32 psn, u64 now)
+				u8 kind, u32 psn)
 {
 	r->kind = kind;
 	r->psn = psn;
@@ -441,11 +440,11 @@ static void sroce_resp_res_owed(struct sroce_qp *qp, struct sroce_rd_res *r,
 	r->pending = 1;
 	qp->resp.psn = r->end_psn;
 	qp->resp.unacked = 0;
-	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 }
 
 static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
-					 const struct sroce_pkt *pkt, u64 now)
+					 const struct sroce_pkt *pkt)
 {
 	const struct sroce_atmeth *a = &pkt->h.atmeth;
 	u8 op = pkt->h.bth.opcode & ~SROCE_TRANSPORT_MASK;
@@ -455,24 +454,24 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 	int ret;
 
 	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_ATOMIC))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	if (a->va & 7)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	if (qp->ops->mem_access(qp->ctx, a->rkey, true, a->va, 8,
 				SROCE_ACCESS_REMOTE_ATOMIC, &ref))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	r = sroce_resp_res_alloc(qp);
 	if (!r)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	ret = qp->ops->atomic(qp->ctx, &ref, op, a->cmp, a->swap_add, &orig);
 	if (ret) {
 		r->kind = 0;
 		if (ret == -SROCE_EAGAIN)
 			return sroce_resp_rnr(qp, pkt);
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0);
 	}
 	r->orig = orig;
-	sroce_resp_res_owed(qp, r, op, pkt->h.bth.psn, now);
+	sroce_resp_res_owed(qp, r, op, pkt->h.bth.psn);
 	return SROCE_DROP_NONE;
 }
 
@@ -484,8 +483,7 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
  * response; a bad length or alignment is an invalid request.
  */
 static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
-					       const struct sroce_pkt *pkt,
-					       u64 now)
+					       const struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = &pkt->h.reth;
 	struct sroce_mem_ref ref;
@@ -494,16 +492,16 @@ static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
 	int ret;
 
 	if (!(qp->attr.qp_access_flags & SROCE_ACCESS_REMOTE_WRITE))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	if (reth->len != SROCE_ATOMIC_WRITE_LEN || (reth->va & 7))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	if (qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va,
 				SROCE_ATOMIC_WRITE_LEN,
 				SROCE_ACCESS_REMOTE_WRITE, &ref))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	r = sroce_resp_res_alloc(qp);
 	if (!r)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	memcpy(&val, pkt->h.atomic_wr, sizeof(val));
 	ret = qp->ops->atomic(qp->ctx, &ref, SROCE_OP_ATOMIC_WRITE, 0, val,
 			      &orig);
@@ -511,9 +509,9 @@ static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
 		r->kind = 0;
 		if (ret == -SROCE_EAGAIN)
 			return sroce_resp_rnr(qp, pkt);
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0);
 	}
-	sroce_resp_res_owed(qp, r, SROCE_OP_ATOMIC_WRITE, pkt->h.bth.psn, now);
+	sroce_resp_res_owed(qp, r, SROCE_OP_ATOMIC_WRITE, pkt->h.bth.psn);
 	return SROCE_DROP_NONE;
 }
 
@@ -535,8 +533,7 @@ static u32 sroce_flush_access(u8 type)
  * takes a responder resource and is answered by an empty READ response.
  */
 static enum sroce_drop sroce_resp_flush_req(struct sroce_qp *qp,
-					    const struct sroce_pkt *pkt,
-					    u64 now)
+					    const struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = &pkt->h.reth;
 	u8 type = sroce_feth_type(pkt->h.feth);
@@ -548,18 +545,18 @@ static enum sroce_drop sroce_resp_flush_req(struct sroce_qp *qp,
 	if (!type || (type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
 	    level > SROCE_FLUSH_MR ||
 	    (qp->attr.qp_access_flags & need) != need)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	if (level == SROCE_FLUSH_MR || !len) {
 		need |= SROCE_ACCESS_KEY_ONLY;
 		len = 0;
 	}
 	if (qp->ops->mem_access(qp->ctx, reth->rkey, true, reth->va, len,
 				need, &ref))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_ACCESS, 0);
 	r = sroce_resp_res_alloc(qp);
 	if (!r)
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
-	sroce_resp_res_owed(qp, r, SROCE_OP_FLUSH, pkt->h.bth.psn, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
+	sroce_resp_res_owed(qp, r, SROCE_OP_FLUSH, pkt->h.bth.psn);
 	return SROCE_DROP_NONE;
 }
 
@@ -584,12 +581,12 @@ static bool sroce_resp_xrc_srq(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 /* A packet at the expected PSN (RC, UC). */
 static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 				       const struct sroce_pkt *pkt,
-				       const void *payload, u64 now)
+				       const void *payload)
 {
 	u32 flags = pkt->op->flags;
 
 	if (qp->xrc && !sroce_resp_xrc_srq(qp, pkt))
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	/* UC: a new message abandons one whose end was lost (IBA 9.8.4). */
 	if (qp->type == SROCE_QPT_UC && (flags & SROCE_OPF_FIRST))
 		qp->resp.cur = 0;
@@ -597,31 +594,31 @@ static enum sroce_drop sroce_resp_exec(struct sroce_qp *qp,
 	if (qp->resp.cur) {
 		if (!(flags & qp->resp.cur) || (flags & SROCE_OPF_FIRST))
 			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
-						0, now);
+						0);
 	} else if ((flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
 		   !(flags & SROCE_OPF_FIRST)) {
-		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	}
 	if (flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
 		/* FIRST and MIDDLE carry exactly one PMTU. */
 		if (!(flags & SROCE_OPF_LAST) ? pkt->paylen != qp->mtu :
 		    pkt->paylen > qp->mtu)
 			return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ,
-						0, now);
+						0);
 	}
 	if (flags & SROCE_OPF_SEND)
-		return sroce_resp_send(qp, pkt, payload, now);
+		return sroce_resp_send(qp, pkt, payload);
 	if (flags & SROCE_OPF_WRITE)
-		return sroce_resp_write(qp, pkt, payload, now);
+		return sroce_resp_write(qp, pkt, payload);
 	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_READ))
-		return sroce_resp_read(qp, pkt, now);
+		return sroce_resp_read(qp, pkt);
 	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_ATOMIC))
-		return sroce_resp_atomic(qp, pkt, now);
+		return sroce_resp_atomic(qp, pkt);
 	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_ATOMIC_WRITE))
-		return sroce_resp_atomic_write(qp, pkt, now);
+		return sroce_resp_atomic_write(qp, pkt);
 	if (qp->type == SROCE_QPT_RC && (flags & SROCE_OPF_FLUSH))
-		return sroce_resp_flush_req(qp, pkt, now);
-	return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0, now);
+		return sroce_resp_flush_req(qp, pkt);
+	return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 }
 
 static bool sroce_res_is_read(const struct sroce_rd_res *r)
@@ -647,7 +644,7 @@ static struct sroce_rd_res *sroce_resp_res_find(struct sroce_qp *qp, u32 psn,
 
 /* A request the responder already executed (IBA 9.7.5.1.2). */
 static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
-				      const struct sroce_pkt *pkt, u64 now)
+				      const struct sroce_pkt *pkt)
 {
 	u32 flags = pkt->op->flags, psn = pkt->h.bth.psn, i;
 	const struct sroce_reth *reth = &pkt->h.reth;
@@ -685,7 +682,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		r->resid = reth->len;
 		r->pending = 1;
 		r->replay = 1;
-		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 		return SROCE_DROP_NONE;
 	}
 	if (flags & (SROCE_OPF_ATOMIC | SROCE_OPF_ATOMIC_WRITE |
@@ -697,7 +694,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 			return SROCE_DROP_DUPLICATE;
 		r->pending = 1;
 		r->cur_psn = r->psn;
-		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET, now);
+		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 		return SROCE_DROP_NONE;
 	}
 	/* SEND/WRITE: re-ACK where the requester asks for one (C9-104). */
@@ -735,7 +732,7 @@ static enum sroce_drop sroce_resp_ud(struct sroce_qp *qp,
 }
 
 enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			      const void *payload, u64 now)
+			      const void *payload)
 {
 	u32 psn = pkt->h.bth.psn;
 	enum sroce_drop d;
@@ -748,7 +745,7 @@ enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		/* A gap loses the message in progress; resync on FIRST/ONLY. */
 		if (psn != qp->resp.psn)
 			qp->resp.cur = 0;
-		d = sroce_resp_exec(qp, pkt, payload, now);
+		d = sroce_resp_exec(qp, pkt, payload);
 		qp->resp.psn = sroce_psn_add(psn, 1);
 		return d;
 	default:
@@ -763,22 +760,22 @@ enum sroce_drop sroce_resp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			qp->resp.nak_tries = 0;
-			sroce_resp_seq_nak(qp, now);
+			sroce_resp_seq_nak(qp);
 		}
 		return SROCE_DROP_PSN_INVALID;
 	}
 	if (diff < 0)
-		return sroce_resp_dup(qp, pkt, now);
+		return sroce_resp_dup(qp, pkt);
 	qp->resp.nak_sent = false;
 	qp->resp.nak_deadline = 0;
-	return sroce_resp_exec(qp, pkt, payload, now);
+	return sroce_resp_exec(qp, pkt, payload);
 }
 
 /* The expected PSN still has not come since the sequence NAK: repeat it. */
-void sroce_resp_nak_deadline(struct sroce_qp *qp, u64 now)
+void sroce_resp_nak_deadline(struct sroce_qp *qp)
 {
 	if (qp->resp.nak_sent && qp->resp.nak_deadline)
-		sroce_resp_seq_nak(qp, now);
+		sroce_resp_seq_nak(qp);
 	else
 		qp->resp.nak_deadline = 0;
 }
@@ -861,7 +858,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 }
 
 /* Send owed READ responses and atomic ACKs, oldest first. */
-u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
+u32 sroce_resp_run(struct sroce_qp *qp, u32 budget)
 {
 	struct sroce_rd_res *r, *best;
 	u32 i, sent = 0;
@@ -898,7 +895,7 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget, u64 now)
 			sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
 								    SROCE_NAK_REMOTE_ACCESS),
 					    best->cur_psn);
-			sroce_qp_to_err(qp, now);
+			sroce_qp_to_err(qp);
 			return sent;
 		}
 		sent++;

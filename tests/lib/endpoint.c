@@ -406,6 +406,18 @@ static int ep_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 	return q->ep->emit ? q->ep->emit(q->ep->emit_arg, q, pkt) : 0;
 }
 
+static u64 ep_now(void *ctx)
+{
+	struct sroce_ep_qp *q = ctx;
+
+	if (!q->ep->clock) {
+		ep_violation(q->ep, "ops->now called but ep->clock is unset");
+		return 0;
+	}
+	q->ep->clock_reads++;
+	return *q->ep->clock;
+}
+
 const struct sroce_qp_ops sroce_ep_ops = {
 	.next_send	= ep_next_send,
 	.recv_wqe	= ep_recv_wqe,
@@ -418,6 +430,7 @@ const struct sroce_qp_ops sroce_ep_ops = {
 	.event		= ep_event,
 	.invalidate	= ep_invalidate,
 	.xrc_srq	= ep_xrc_srq,
+	.now		= ep_now,
 };
 
 bool sroce_ep_poll(struct sroce_ep_cq *cq, struct sroce_cqe *c)

@@ -114,6 +114,9 @@ struct sroce_ep {
 	bool (*absent)(void *arg);
 	void *absent_arg;
 	u64 absent_hits;
+	/* What ops->now answers; NULL: every call passes its time. */
+	const u64 *clock;
+	u64 clock_reads;
 	u64 violations;			/* core broke a contract; must stay 0 */
 	char why[160];			/* the first violation */
 };

@@ -55,7 +55,7 @@ void sim_mcast_rx(struct sim *s, u8 side, const struct sroce_pkt *pkt,
 		if (sroce_mcast_skip_self(pkt, sq->q->qp.qpn, m->block[side][i],
 					  looped))
 			continue;
-		r = sroce_qp_rx(&sq->q->qp, pkt, rx, s->now);
+		r = sroce_qp_rx(&sq->q->qp, pkt, rx, SROCE_NOW_LAZY);
 		if (r)
 			s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
 		sim_service(s, sq);

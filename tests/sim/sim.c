@@ -209,7 +209,8 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 		return;
 	}
 	st0 = sq->q->qp.state;
-	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, s->now);
+	/* As the kernel glue does: the core reads the clock if it must. */
+	r = sroce_qp_rx(&sq->q->qp, &pkt, &rx, SROCE_NOW_LAZY);
 	if (st0 != SROCE_QPS_ERR && sq->q->qp.state == SROCE_QPS_ERR &&
 	    s->o.trace)
 		dump_qp(s, sq, &pkt);
@@ -251,10 +252,10 @@ void sim_service(struct sim *s, struct sim_qp *sq)
 
 	do {
 		/* Posting is followed by a kick: pending() cannot see the SQ. */
-		sroce_qp_kick(&q->qp, 256, s->now);
+		sroce_qp_kick(&q->qp, 256, SROCE_NOW_LAZY);
 		while (sroce_qp_pending(&q->qp) &&
 		       s->now >= sq->tx_busy_until) {
-			sroce_qp_kick(&q->qp, 256, s->now);
+			sroce_qp_kick(&q->qp, 256, SROCE_NOW_LAZY);
 			if (++guard > 100000) {
 				sim_fail(s, "qp %#x: kick never settles",
 					 q->qp.qpn);
@@ -443,6 +444,7 @@ int sim_setup(struct sim *s, const struct sim_opts *o)
 				  o->link.gbps * 1000000);
 	for (side = 0; side < 2; side++) {
 		sroce_ep_init(&s->ep[side], sim_emit, s);
+		s->ep[side].clock = &s->now;
 		s->ep[side].ud_mtu = (u8)s->o.mtu;
 		if (o->cc)
 			s->ep[side].cc = &s->cc;

@@ -473,6 +473,38 @@ START_TEST(test_idle_limiter_no_timer)
 }
 END_TEST
 
+/*
+ * An idle limiter (never cut) needs no time: with the ACK timer already
+ * running, a kick given SROCE_NOW_LAZY sends without reading the clock;
+ * once cut, the limiter reads it, once per call.
+ */
+START_TEST(test_idle_limiter_reads_no_clock)
+{
+	struct sroce_send_wqe w;
+	struct mock *a;
+
+	a = cc_mock(SROCE_QPT_RC, QA, &P);
+	mock_connect(a, QB);
+	a->clock = 1000;
+	w = mock_wqe(SROCE_WR_SEND, 1, MOCK_BASE, 100);
+	mock_post_send(a, &w);
+	sroce_qp_kick(&a->qp, 64, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(a->npkt, 1);
+	ck_assert_uint_eq(a->clock_reads, 1);	/* the ACK timer's start */
+	mock_post_send(a, &w);
+	mock_post_send(a, &w);
+	sroce_qp_kick(&a->qp, 64, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(a->npkt, 3);
+	ck_assert_uint_eq(a->clock_reads, 1);
+	ck_assert(sroce_cc_rp_cnp(&a->qp.cc.rp, &P, 1000));
+	mock_post_send(a, &w);
+	mock_post_send(a, &w);
+	sroce_qp_kick(&a->qp, 64, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(a->clock_reads, 2);
+	mock_free(a);
+}
+END_TEST
+
 START_TEST(test_cnp_codec)
 {
 	struct sroce_hdrs h;
@@ -524,6 +556,7 @@ Suite *cc_suite(void)
 	tcase_add_test(tc, test_cnp_without_cc);
 	tcase_add_test(tc, test_qp_paced);
 	tcase_add_test(tc, test_idle_limiter_no_timer);
+	tcase_add_test(tc, test_idle_limiter_reads_no_clock);
 	tcase_add_test(tc, test_cnp_codec);
 	suite_add_tcase(s, tc);
 	return s;

@@ -419,7 +419,7 @@ START_TEST(test_local_ops_flush_and_uc)
 	ck_assert_uint_eq(m->ncqe, 1);
 	ck_assert_uint_eq(m->cqe[0].opcode, SROCE_WC_REG_MR);
 	/* In ERR, local operations flush with their own opcodes. */
-	sroce_qp_flush(&m->qp, 1);
+	sroce_qp_flush(&m->qp);
 	w = inv_wqe(2, FR_KEY(1));
 	mock_post_send(m, &w);
 	w = reg_wqe(3, FR_KEY(2), RW);

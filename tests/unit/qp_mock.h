@@ -76,6 +76,8 @@ struct mock {
 	u32 invalidated;
 	int fail_invalidate;
 	u32 absent;		/* memory "not present": refuse this many writes */
+	u64 clock;		/* what ops->now answers */
+	u32 clock_reads;
 };
 
 static int mock_next_send(void *ctx, struct sroce_send_wqe *out)
@@ -264,6 +266,14 @@ static int mock_invalidate(void *ctx, u32 rkey)
 	return m->fail_invalidate ? -SROCE_EINVAL : 0;
 }
 
+static u64 mock_now(void *ctx)
+{
+	struct mock *m = ctx;
+
+	m->clock_reads++;
+	return m->clock;
+}
+
 static const struct sroce_qp_ops mock_ops = {
 	.next_send = mock_next_send,
 	.recv_wqe = mock_recv_wqe,
@@ -275,6 +285,7 @@ static const struct sroce_qp_ops mock_ops = {
 	.complete = mock_complete,
 	.event = mock_event,
 	.invalidate = mock_invalidate,
+	.now = mock_now,
 };
 
 /* Key 0x100 + i covers [va, va+len) with @access. */

@@ -358,7 +358,7 @@ START_TEST(test_srq_last_wqe)
 	mock_reg(m, MOCK_BASE, MOCK_MEM, MOCK_ALL_ACCESS);
 	mock_connect(m, 2);
 	mock_post_recv(m, 10, VA, 10);
-	sroce_qp_flush(&m->qp, 0);
+	sroce_qp_flush(&m->qp);
 	ck_assert_int_eq(m->qp.state, SROCE_QPS_ERR);
 	/* SRQ WQEs belong to the SRQ: not flushed by this QP. */
 	ck_assert_uint_eq(m->ncqe, 0);

@@ -85,6 +85,61 @@ START_TEST(test_delayed_ack)
 }
 END_TEST
 
+/*
+ * Given SROCE_NOW_LAZY, the core reads ops->now only for a call that
+ * needs the time, once: not for a request inside a message.
+ */
+START_TEST(test_lazy_clock)
+{
+	struct mock_pair p;
+	struct sroce_send_wqe w = mock_wqe(SROCE_WR_RDMA_WRITE, 1, VA, 3 * MTU);
+	struct sroce_qp_attr qa;
+	u32 i;
+
+	mock_pair_new(&p, SROCE_QPT_RC);
+	w.rdma.remote_addr = RVA;
+	w.rdma.rkey = 0x100;
+	mock_post_send(p.a, &w);
+	/* The requester starts its ACK timer: one read for three packets. */
+	p.a->clock = 700;
+	sroce_qp_kick(&p.a->qp, 100, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.a->npkt, 3);
+	ck_assert_uint_eq(p.a->clock_reads, 1);
+	sroce_qp_query(&p.a->qp, &qa);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.a->qp),
+			  700 + sroce_ack_timeout_ns(qa.timeout));
+	for (i = 0; i < 3; i++)
+		p.a->pkt[i].b[8] &= 0x7f;	/* no AckReq: a delayed ACK */
+	p.b->clock = 2000;
+	mock_deliver(p.a, 0, p.b, SROCE_NOW_LAZY);
+	mock_deliver(p.a, 1, p.b, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.b->clock_reads, 0);
+	mock_deliver(p.a, 2, p.b, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.b->clock_reads, 1);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.b->qp),
+			  2000 + SROCE_ACK_DELAY_NS);
+	p.b->clock = 2000 + SROCE_ACK_DELAY_NS - 1;
+	sroce_qp_on_deadline(&p.b->qp, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.b->npkt, 0);
+	p.b->clock++;
+	sroce_qp_on_deadline(&p.b->qp, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.b->npkt, 1);
+	ck_assert_uint_eq(p.b->clock_reads, 3);
+	/* An ACK that leaves nothing outstanding stops the timer unread. */
+	mock_deliver(p.b, 0, p.a, SROCE_NOW_LAZY);
+	ck_assert_uint_eq(p.a->ncqe, 1);
+	ck_assert_uint_eq(p.a->clock_reads, 1);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.a->qp), U64_MAX);
+	/* A call given the time never asks for it. */
+	mock_post_send(p.a, &w);
+	sroce_qp_kick(&p.a->qp, 100, 9000);
+	ck_assert_uint_eq(p.a->clock_reads, 1);
+	ck_assert_uint_eq(sroce_qp_next_deadline(&p.a->qp),
+			  9000 + sroce_ack_timeout_ns(qa.timeout));
+	mock_pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_ack_every)
 {
 	struct mock_pair p;
@@ -247,6 +302,7 @@ START_TEST(test_rnr_on_write_imm_last)
 	ck_assert_uint_eq(p.a->ncqe, 0);
 	mock_post_recv(p.b, 3, RVA, 0);
 	t = sroce_qp_next_deadline(&p.a->qp);
+	ck_assert_uint_ne(t, U64_MAX);	/* a time, not SROCE_NOW_LAZY */
 	sroce_qp_on_deadline(&p.a->qp, t);
 	sroce_qp_kick(&p.a->qp, 100, t);
 	/* Only the LAST goes again. */
@@ -1156,6 +1212,7 @@ Suite *resp_suite(void)
 
 	tcase_add_test(tc, test_send_recv);
 	tcase_add_test(tc, test_delayed_ack);
+	tcase_add_test(tc, test_lazy_clock);
 	tcase_add_test(tc, test_ack_every);
 	tcase_add_test(tc, test_psn_ahead_nak_once);
 	tcase_add_test(tc, test_duplicates);
