@@ -116,7 +116,6 @@ struct sroce_ep {
 	u64 absent_hits;
 	/* What ops->now answers; NULL: every call passes its time. */
 	const u64 *clock;
-	u64 clock_reads;
 	u64 violations;			/* core broke a contract; must stay 0 */
 	char why[160];			/* the first violation */
 };
