@@ -42,14 +42,15 @@
  * The caller embeds struct sroce_qp in its own QP object, hands it all the
  * storage it will ever use at sroce_qp_init() (send WQE slots, responder
  * resources) and a table of side-effect operations.  The core never reads
- * a clock, never arms a timer, never allocates and holds no lock: the
- * caller serialises every call on one QP (one lock per QP) and passes the
- * current time to every entry point that takes one, or SROCE_NOW_LAZY:
- * then the core asks ops->now, once, if the call needs the time at all
- * (a request inside a message does not).  After any call that can move it,
- * the caller re-arms its one timer at sroce_qp_next_deadline() and calls
- * sroce_qp_on_deadline() when it fires.  After any call, if
- * sroce_qp_pending() is true the caller schedules sroce_qp_kick().
+ * a clock of its own, never arms a timer, never allocates and holds no
+ * lock: the caller serialises every call on one QP (one lock per QP) and
+ * passes the current time to every entry point that takes one, or
+ * SROCE_NOW_LAZY: then the core asks ops->now, once, if the call needs
+ * the time at all (a request inside a message does not).  After any call
+ * that can move it, the caller re-arms its one timer at
+ * sroce_qp_next_deadline() and calls sroce_qp_on_deadline() when it
+ * fires.  After any call, if sroce_qp_pending() is true the caller
+ * schedules sroce_qp_kick().
  *
  * Receive path: the glue checks the ICRC, runs sroce_parse(), looks the
  * QP up by DestQP and calls sroce_qp_rx(), which checks QP state, opcode
