@@ -7,7 +7,8 @@
  *
  * Input: records of  ctl:u8  len:u16be  bytes[len]  (BTH to unchecked
  * ICRC).  ctl bit 0 advances time by (ctl >> 2) * 64 us and runs the
- * deadlines (retransmission, RNR retry).
+ * deadlines (retransmission, RNR retry); bit 1 makes the record's calls
+ * pass SROCE_NOW_LAZY, so the core asks ops->now.
  *
  * After every record: no access outside what the endpoint granted, guard
  * bytes intact, the send buffer unchanged, READ/atomic results only where
@@ -58,6 +59,7 @@ struct fx {
 	u8 *mem[NMR];
 	u8 *peer_mem;
 	u64 now;
+	bool lazy;			/* calls pass SROCE_NOW_LAZY */
 	u64 next_wr;
 	FILE *seed_out;
 };
@@ -140,13 +142,19 @@ static void wqe(struct sroce_send_wqe *w, u64 id, u8 op, u32 key, u64 addr,
 	w->sge[0].lkey = key;
 }
 
+/* The time a call passes: the core asks ops->now for it when lazy. */
+static u64 fx_now(const struct fx *f)
+{
+	return f->lazy ? SROCE_NOW_LAZY : f->now;
+}
+
 static void fx_service(struct fx *f, struct sroce_ep_qp *q)
 {
 	u32 guard = 0;
 
-	sroce_qp_kick(&q->qp, 64, f->now);
+	sroce_qp_kick(&q->qp, 64, fx_now(f));
 	while (sroce_qp_pending(&q->qp) && guard++ < 64)
-		sroce_qp_kick(&q->qp, 64, f->now);
+		sroce_qp_kick(&q->qp, 64, fx_now(f));
 }
 
 /* Pristine image of MR @i with its guards, built once. */
@@ -175,6 +183,8 @@ static void fx_setup(struct fx *f, FILE *seed_out)
 	f->seed_out = seed_out;
 	sroce_ep_init(&f->ep[0], fx_emit, f);
 	sroce_ep_init(&f->ep[1], fx_emit, f);
+	f->ep[0].clock = &f->now;
+	f->ep[1].clock = &f->now;
 	for (i = 0; i < NMR; i++) {
 		f->mem[i] = malloc(mr_def[i].len + 2 * GUARD);
 		FUZZ_ASSERT(f->mem[i]);
@@ -313,6 +323,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fx_setup(&f, NULL);
 	while (off + 3 <= size) {
 		ctl = data[off];
+		f.lazy = ctl & 2;
 		len = (u32)data[off + 1] << 8 | data[off + 2];
 		off += 3;
 		if (len > size - off)
@@ -327,7 +338,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rx.len = pkt.paylen;
 			rx.l3 = NULL;
 			rx.ipv6 = false;
-			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, f.now);
+			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, fx_now(&f));
 		}
 		free(frame);
 		if (ctl & 1) {

@@ -5,7 +5,8 @@
  *
  * Input: records of  ctl:u8  len:u16be  bytes[len]  where bytes run from
  * the BTH to the (unchecked) ICRC, as after the glue's ICRC check.  ctl
- * bit 0 advances time by (ctl >> 2) * 64 us and runs the deadlines.
+ * bit 0 advances time by (ctl >> 2) * 64 us and runs the deadlines; bit 1
+ * makes the record's calls pass SROCE_NOW_LAZY, so the core asks ops->now.
  *
  * After every record: the core never touched memory outside what the
  * endpoint granted (ep.violations), the guard bytes around every MR are
@@ -53,6 +54,7 @@ struct fx {
 	u32 key[NMR];
 	u8 *peer_mem;			/* peer's local MR: 8 KiB at 0x50000 */
 	u64 now;
+	bool lazy;			/* calls pass SROCE_NOW_LAZY */
 	u64 next_recv;			/* next receive wr_id expected */
 	FILE *seed_out;			/* seed mode: peer packets go here */
 };
@@ -127,6 +129,8 @@ static void fx_setup(struct fx *f)
 	memset(f, 0, sizeof(*f));
 	sroce_ep_init(&f->ep[0], fx_emit, f);
 	sroce_ep_init(&f->ep[1], fx_emit, f);
+	f->ep[0].clock = &f->now;
+	f->ep[1].clock = &f->now;
 	for (i = 0; i < NMR; i++) {
 		f->mem[i] = malloc(mr_def[i].len + 2 * GUARD);
 		FUZZ_ASSERT(f->mem[i]);
@@ -204,13 +208,19 @@ static void fx_check(struct fx *f)
 		;	/* the fuzzed QP posted no sends: none may complete */
 }
 
+/* The time a call passes: the core asks ops->now for it when lazy. */
+static u64 fx_now(const struct fx *f)
+{
+	return f->lazy ? SROCE_NOW_LAZY : f->now;
+}
+
 static void fx_service(struct fx *f, struct sroce_ep_qp *q)
 {
 	u32 guard = 0;
 
-	sroce_qp_kick(&q->qp, 64, f->now);
+	sroce_qp_kick(&q->qp, 64, fx_now(f));
 	while (sroce_qp_pending(&q->qp) && guard++ < 64)
-		sroce_qp_kick(&q->qp, 64, f->now);
+		sroce_qp_kick(&q->qp, 64, fx_now(f));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -225,6 +235,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fx_setup(&f);
 	while (off + 3 <= size) {
 		ctl = data[off];
+		f.lazy = ctl & 2;
 		len = (u32)data[off + 1] << 8 | data[off + 2];
 		off += 3;
 		if (len > size - off)
@@ -240,7 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rx.len = pkt.paylen;
 			rx.l3 = NULL;
 			rx.ipv6 = false;
-			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, f.now);
+			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, fx_now(&f));
 		}
 		free(frame);
 		if (ctl & 1) {
