@@ -28,9 +28,13 @@
 /* Per QP: bulk stays streaming, a requeued request waits 32 KiB at most. */
 #define SROCE_TXQ_HIGH		64
 #define SROCE_TXQ_LOW		32
-/* Per device: below netdev's default 1000-packet txqueuelen. */
-#define SROCE_TXDEV_HIGH	256
-#define SROCE_TXDEV_LOW		128
+/*
+ * Per device: what one QP may have, shared by all.  Many QPs with 64 each
+ * stacked up bursts the peer's receive path dropped, and every drop cost
+ * a go-back-N window (Documentation/performance.rst, "Device TX room").
+ */
+#define SROCE_TXDEV_HIGH	64
+#define SROCE_TXDEV_LOW		32
 
 /* txq->flags */
 enum { SROCE_TXQ_WAIT_OWN };
