@@ -311,7 +311,7 @@ function ratio(x, y) {
 }
 # What the units and ratios mean, under every table (A, B: the drivers).
 function legend(prefix, A, B) {
-	print prefix "MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: typical latency; Mi/cs: MiB moved per CPU-second of both guests."
+	print prefix "MB/s: MiB/s, the iterations perftest counted over its -D seconds; us: latency, the same seconds over the round trips (halved for SEND and WRITE, which ping-pong); Mi/cs: MiB moved per CPU-second of both guests."
 	print "ratio: " A "/" B " for MB/s and Mi/cs, " B "/" A " for latency (higher is better for " A ")."
 }'
 

@@ -43,9 +43,12 @@ base_mtu=$(cat "/sys/class/net/$SROCE_IF/mtu")
 # cycles over a CPU frequency it estimates by sampling at start-up: under
 # TCG that estimate strays (by up to a quarter, mostly with two vCPUs)
 # or fails ("r^2 < 0.9", 0.00 MB/s).  Its own figure stays in CASE.log.
-# Both are MiB/s (perftest's MB is 2^20 bytes).
+# Both are MiB/s (perftest's MB is 2^20 bytes).  A latency figure is
+# counted the same way, as perftest's -D t_avg is: the sample's seconds
+# over the iterations, halved where the tool ping-pongs (SEND, WRITE);
+# with a failed estimate perftest printed "inf".  $2: the tool.
 parse() {
-	awk -v secs="$secs" '
+	awk -v secs="$secs" -v tool="$2" '
 	/^ *#bytes/ {
 		gsub(/BW /, "")		# "BW peak[MB/sec]" is one column
 		for (i = 1; i <= NF; i++) col[$i] = i
@@ -60,8 +63,11 @@ parse() {
 			mpps = sprintf("%.6f", iters / secs / 1e6)
 		}
 		lat = "-"
-		if ("t_avg[usec]" in col) lat = $(col["t_avg[usec]"])
-		if ("t_typical[usec]" in col) lat = $(col["t_typical[usec]"])
+		if ("t_avg[usec]" in col) {
+			if (iters <= 0) exit	# no round trip: the case failed
+			rtt = tool ~ /_(read|atomic)_lat$/ ? 1 : 2
+			lat = sprintf("%.2f", secs * 1e6 / rtt / iters)
+		}
 		print bytes, bw, mpps, lat; exit
 	}' "$1"
 }
@@ -171,7 +177,7 @@ for c in ${SROCE_BENCH_CASES:?}; do
 			>"$SROCE_OUT/$name.log" 2>&1 || st=$?
 		echo "end $name" >>"$SROCE_OUT/marks"
 		sleep 0.3
-		if ((st == 0)) && r=$(parse "$SROCE_OUT/$name.log") && [[ -n $r ]]; then
+		if ((st == 0)) && r=$(parse "$SROCE_OUT/$name.log" "$tool") && [[ -n $r ]]; then
 			echo "$name ok $r" >>"$SROCE_OUT/results"
 		else
 			echo "$name fail - - - -" >>"$SROCE_OUT/results"
