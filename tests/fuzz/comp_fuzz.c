@@ -7,8 +7,8 @@
  *
  * Input: records of  ctl:u8  len:u16be  bytes[len]  (BTH to unchecked
  * ICRC).  ctl bit 0 advances time by (ctl >> 2) * 64 us and runs the
- * deadlines (retransmission, RNR retry); bit 1 makes the record's calls
- * pass SROCE_NOW_LAZY, so the core asks ops->now.
+ * deadlines (retransmission, RNR retry); bit 1 makes the record's receive
+ * and kick calls pass SROCE_NOW_LAZY, so the core asks ops->now.
  *
  * After every record: no access outside what the endpoint granted, guard
  * bytes intact, the send buffer unchanged, READ/atomic results only where

@@ -6,7 +6,8 @@
  * Input: records of  ctl:u8  len:u16be  bytes[len]  where bytes run from
  * the BTH to the (unchecked) ICRC, as after the glue's ICRC check.  ctl
  * bit 0 advances time by (ctl >> 2) * 64 us and runs the deadlines; bit 1
- * makes the record's calls pass SROCE_NOW_LAZY, so the core asks ops->now.
+ * makes the record's receive and kick calls pass SROCE_NOW_LAZY, so the
+ * core asks ops->now.
  *
  * After every record: the core never touched memory outside what the
  * endpoint granted (ep.violations), the guard bytes around every MR are
