@@ -722,7 +722,7 @@ bool sroce_cc_ce(const struct sk_buff *skb, bool v6);
 int sroce_crc_module_init(void);
 void sroce_crc_module_exit(void);
 
-/* tx_room.c: packets of ours below us in the stack, per QP and device. */
+/* tx_room.c: packets of ours below us in the stack, per device. */
 struct sroce_txdev;
 struct sroce_txq;
 struct sroce_txdev *sroce_txdev_alloc(void);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TX room: how many of our packets sit below us in the local stack (the
- * qdisc and the driver's ring), per QP and per device, and waking the QPs
- * that stopped for lack of room.  Documentation/datapath.rst, "TX room".
+ * qdisc and the driver's ring), per device, and waking the QPs that
+ * stopped for lack of room.  Documentation/datapath.rst, "TX room".
  *
  * Without a bound a single READ responder or bulk requester fills the
  * qdisc (a thousand packets by default).  Everything queued behind that
@@ -10,9 +10,10 @@
  * for after a loss arrives behind a megabyte of answers the requester
  * already discards, and on a slow host that wait outlasts the ACK timeout
  * and the retry budget.  Many QPs refused by a full qdisc, each polling
- * for room, burn the CPU the queue needs to drain.  So each QP may have
- * SROCE_TXQ_HIGH packets below us and the device SROCE_TXDEV_HIGH, and
- * the skb destructor wakes a stopped QP once it is down to the low mark.
+ * for room, burn the CPU the queue needs to drain.  So the device may have
+ * SROCE_TX_ROOM_HIGH packets below us, shared by its QPs, and the skb
+ * destructor wakes the QPs stopped for room once it is down to the low
+ * mark.
  *
  * The accounting objects are refcounted by their skbs: a packet may
  * outlive its QP and its device, and is freed in whatever context the
@@ -25,19 +26,15 @@
 
 #include "sroce.h"
 
-/* Per QP: bulk stays streaming, a requeued request waits 32 KiB at most. */
-#define SROCE_TXQ_HIGH		64
-#define SROCE_TXQ_LOW		32
 /*
- * Per device: what one QP may have, shared by all.  Many QPs with 64 each
- * stacked up bursts the peer's receive path dropped, and every drop cost
- * a go-back-N window (Documentation/performance.rst, "Device TX room").
+ * Per device, shared by its QPs: enough for one QP's bulk to keep
+ * streaming, while a requeued request waits 32 KiB at most.  Many QPs
+ * with 64 each stacked up bursts the peer's receive path dropped, and
+ * every drop cost a go-back-N window (Documentation/performance.rst,
+ * "Device TX room").
  */
-#define SROCE_TXDEV_HIGH	64
-#define SROCE_TXDEV_LOW		32
-
-/* txq->flags */
-enum { SROCE_TXQ_WAIT_OWN };
+#define SROCE_TX_ROOM_HIGH	64
+#define SROCE_TX_ROOM_LOW	32
 
 struct sroce_txdev {
 	refcount_t		ref;	/* the device, its QPs' txqs */
@@ -48,8 +45,6 @@ struct sroce_txdev {
 
 struct sroce_txq {
 	refcount_t		ref;	/* the QP, its packets in flight */
-	atomic_t		inflight;
-	unsigned long		flags;
 	struct sroce_txdev	*dev;
 	struct sroce_kqp	*kqp;	/* NULL once the QP is destroyed */
 	struct list_head	node;	/* on dev->waiters */
@@ -89,7 +84,6 @@ struct sroce_txq *sroce_txq_alloc(struct sroce_txdev *d,
 	if (!q)
 		return NULL;
 	refcount_set(&q->ref, 1);
-	atomic_set(&q->inflight, 0);
 	INIT_LIST_HEAD(&q->node);
 	refcount_inc(&d->ref);
 	q->dev = d;
@@ -124,17 +118,6 @@ void sroce_txq_release(struct sroce_txq *q)
 	sroce_txq_put(q);
 }
 
-static void sroce_txq_wake(struct sroce_txq *q)
-{
-	struct sroce_txdev *d = q->dev;
-	unsigned long flags;
-
-	spin_lock_irqsave(&d->lock, flags);
-	if (q->kqp)
-		sroce_kqp_wake(q->kqp);
-	spin_unlock_irqrestore(&d->lock, flags);
-}
-
 static void sroce_txdev_wake_all(struct sroce_txdev *d)
 {
 	struct sroce_txq *q, *tmp;
@@ -151,7 +134,7 @@ static void sroce_txdev_wake_all(struct sroce_txdev *d)
 
 /*
  * QP lock held: may the QP send one more packet?  If not, it is woken
- * (sroce_kqp_wake) when it may.  Each wait registers first and then looks
+ * (sroce_kqp_wake) when it may.  A wait registers first and then looks
  * again; the destructor drops the count first and then looks for waiters
  * (both full barriers), so one of the two always sees the other.
  */
@@ -160,25 +143,15 @@ bool sroce_txq_admit(struct sroce_txq *q)
 	struct sroce_txdev *d = q->dev;
 	unsigned long flags;
 
-	if (atomic_read(&q->inflight) >= SROCE_TXQ_HIGH) {
-		set_bit(SROCE_TXQ_WAIT_OWN, &q->flags);
-		/* The flag before the count; the destructor: count, flag. */
-		smp_mb__after_atomic();
-		if (atomic_read(&q->inflight) >= SROCE_TXQ_HIGH)
-			return false;
-		clear_bit(SROCE_TXQ_WAIT_OWN, &q->flags);
-	}
-	if (atomic_read(&d->inflight) >= SROCE_TXDEV_HIGH) {
-		spin_lock_irqsave(&d->lock, flags);
-		if (list_empty(&q->node))
-			list_add_tail(&q->node, &d->waiters);
-		spin_unlock_irqrestore(&d->lock, flags);
-		smp_mb();	/* the list entry before the count */
-		if (atomic_read(&d->inflight) >= SROCE_TXDEV_HIGH)
-			return false;
-		/* A spurious wakeup later is harmless: leave the entry. */
-	}
-	return true;
+	if (atomic_read(&d->inflight) < SROCE_TX_ROOM_HIGH)
+		return true;
+	spin_lock_irqsave(&d->lock, flags);
+	if (list_empty(&q->node))
+		list_add_tail(&q->node, &d->waiters);
+	spin_unlock_irqrestore(&d->lock, flags);
+	smp_mb();	/* the list entry before the count */
+	/* Room after all: a spurious wakeup later is harmless. */
+	return atomic_read(&d->inflight) < SROCE_TX_ROOM_HIGH;
 }
 
 /*
@@ -189,15 +162,10 @@ static void sroce_txq_skb_free(struct sk_buff *skb)
 {
 	struct sroce_txq *q = skb_shinfo(skb)->destructor_arg;
 	struct sroce_txdev *d = q->dev;
-	int nq, nd;
 
 	rcu_read_lock();
-	nq = atomic_dec_return(&q->inflight);
-	nd = atomic_dec_return(&d->inflight);
-	if (nq <= SROCE_TXQ_LOW && test_bit(SROCE_TXQ_WAIT_OWN, &q->flags) &&
-	    test_and_clear_bit(SROCE_TXQ_WAIT_OWN, &q->flags))
-		sroce_txq_wake(q);
-	if (nd <= SROCE_TXDEV_LOW && !list_empty_careful(&d->waiters))
+	if (atomic_dec_return(&d->inflight) <= SROCE_TX_ROOM_LOW &&
+	    !list_empty_careful(&d->waiters))
 		sroce_txdev_wake_all(d);
 	sroce_txq_put(q);
 	rcu_read_unlock();
@@ -212,7 +180,6 @@ static void sroce_txq_skb_free(struct sk_buff *skb)
 void sroce_txq_charge(struct sroce_txq *q, struct sk_buff *skb)
 {
 	refcount_inc(&q->ref);
-	atomic_inc(&q->inflight);
 	atomic_inc(&q->dev->inflight);
 	skb_shinfo(skb)->destructor_arg = q;
 	skb->destructor = sroce_txq_skb_free;
