@@ -132,7 +132,10 @@ for c in ${SROCE_BENCH_CASES:?}; do
 	[[ ${smp:-1} == "$(nproc)" ]] || log "$name is for ${smp:-1} vCPUs, this guest has $(nproc)"
 	port=$((port + 1))
 	[[ $mtu != "$base_mtu" ]] && set_mtu "$mtu"
-	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -F)
+	# -f 0: the sample is the whole -D.  perftest's default margin is a
+	# quarter of -D, rounded down, at each end: none below 4 s, but
+	# SROCE_BENCH_SECS=4 would sample 2 s where parse() counts 4.
+	args=(-d "$SROCE_DEV" -x "$gid" -p "$port" -s "$size" -D "$secs" -f 0 -F)
 	[[ $mtu != "$base_mtu" ]] && args+=(-m "$(roce_mtu "$mtu")")
 	# perftest signals one WQE in 100 (--cq-mod); with many QPs sharing
 	# the bandwidth fairly, none reaches 100 inside a 3 s sample and the
