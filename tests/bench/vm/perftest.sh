@@ -34,6 +34,13 @@ fi
 gid=$(sroce_gid_index "$SROCE_DEV" "$SROCE_ADDR") || fail "no GID for $SROCE_ADDR"
 port=18500
 base_mtu=$(cat "/sys/class/net/$SROCE_IF/mtu")
+# The guest's symbol copy runs beside the first script (tools/vm/guest):
+# a case must not share the vCPU with it.
+for ((i = 0; i < 300 && ${SROCE_VM_SYMS_PID:-0} > 0; i++)); do
+	kill -0 "$SROCE_VM_SYMS_PID" 2>/dev/null || break
+	sleep 0.2
+done
+((i == 0)) || log "waited $((i / 5)).$((i % 5 * 2)) s for the symbol copy"
 : >"$SROCE_OUT/marks"
 : >"$SROCE_OUT/results"
 
