@@ -5,10 +5,8 @@
  * WRITE_WITH_IMM) takes the input as a sequence of received responses:
  * ACKs, NAKs, READ responses, atomic ACKs, or anything else.
  *
- * Input: records of  ctl:u8  len:u16be  bytes[len]  (BTH to unchecked
- * ICRC).  ctl bit 0 advances time by (ctl >> 2) * 64 us and runs the
- * deadlines (retransmission, RNR retry); bit 1 makes the record's receive
- * and kick calls pass SROCE_NOW_LAZY, so the core asks ops->now.
+ * Input: the records of records.h (the deadlines are retransmission
+ * and RNR retry).
  *
  * After every record: no access outside what the endpoint granted, guard
  * bytes intact, the send buffer unchanged, READ/atomic results only where
@@ -24,6 +22,7 @@
 #include <string.h>
 
 #include "endpoint.h"
+#include "records.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -59,7 +58,6 @@ struct fx {
 	u8 *mem[NMR];
 	u8 *peer_mem;
 	u64 now;
-	bool lazy;			/* calls pass SROCE_NOW_LAZY */
 	u64 next_wr;
 	FILE *seed_out;
 };
@@ -140,21 +138,6 @@ static void wqe(struct sroce_send_wqe *w, u64 id, u8 op, u32 key, u64 addr,
 	w->sge[0].addr = addr;
 	w->sge[0].length = len;
 	w->sge[0].lkey = key;
-}
-
-/* The time a call passes: the core asks ops->now for it when lazy. */
-static u64 fx_now(const struct fx *f)
-{
-	return f->lazy ? SROCE_NOW_LAZY : f->now;
-}
-
-static void fx_service(struct fx *f, struct sroce_ep_qp *q)
-{
-	u32 guard = 0;
-
-	sroce_qp_kick(&q->qp, 64, fx_now(f));
-	while (sroce_qp_pending(&q->qp) && guard++ < 64)
-		sroce_qp_kick(&q->qp, 64, fx_now(f));
 }
 
 /* Pristine image of MR @i with its guards, built once. */
@@ -251,9 +234,9 @@ static void fx_setup(struct fx *f, FILE *seed_out)
 	w.rdma.remote_addr = 0x60000 + 200;
 	w.rdma.rkey = pkey;
 	sroce_ep_post_send(f->qp[0], &w);
-	fx_service(f, f->qp[0]);
+	fuzz_service(f->qp[0], false);
 	if (seed_out)
-		fx_service(f, f->qp[1]);
+		fuzz_service(f->qp[1], false);
 	f->next_wr = 1;
 }
 
@@ -293,8 +276,9 @@ static void check_mr(struct fx *f, u32 i)
 	}
 }
 
-static void fx_check(struct fx *f)
+static void fx_check(void *arg)
 {
+	struct fx *f = arg;
 	struct sroce_cqe c;
 	u32 i;
 
@@ -312,43 +296,10 @@ static void fx_check(struct fx *f)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sroce_ep_rx rx;
-	struct sroce_pkt pkt;
 	struct fx f;
-	size_t off = 0;
-	u8 *frame;
-	u32 len;
-	u8 ctl;
 
 	fx_setup(&f, NULL);
-	while (off + 3 <= size) {
-		ctl = data[off];
-		f.lazy = ctl & 2;
-		len = (u32)data[off + 1] << 8 | data[off + 2];
-		off += 3;
-		if (len > size - off)
-			len = (u32)(size - off);
-		/* An exact-size copy: ASan sees any read past the frame. */
-		frame = malloc(len ? len : 1);
-		FUZZ_ASSERT(frame);
-		memcpy(frame, data + off, len);
-		off += len;
-		if (sroce_parse(frame, len, &pkt) == SROCE_DROP_NONE) {
-			rx.payload = frame + pkt.hdr_len;
-			rx.len = pkt.paylen;
-			rx.l3 = NULL;
-			rx.ipv6 = false;
-			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, fx_now(&f));
-		}
-		free(frame);
-		if (ctl & 1) {
-			f.now += (u64)(ctl >> 2) * 64000;
-			if (sroce_qp_next_deadline(&f.qp[0]->qp) <= f.now)
-				sroce_qp_on_deadline(&f.qp[0]->qp, f.now);
-		}
-		fx_service(&f, f.qp[0]);
-		fx_check(&f);
-	}
+	fuzz_feed(f.qp[0], &f.now, data, size, fx_check, &f);
 	fx_teardown(&f);
 	return 0;
 }

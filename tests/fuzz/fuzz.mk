@@ -7,6 +7,7 @@
 #   tests/fuzz/corpus/<name>/    its seed corpus (optional, read-only)
 #   tests/fuzz/<name>.deps       extra sources, one path per line relative
 #                                to the top directory (optional)
+#   tests/fuzz/records.[ch]      the record input comp and resp share
 #
 # Every harness links all of kernel/proto/*.c and the tests/lib/*.c files
 # that do not need libcheck.
@@ -21,6 +22,8 @@ FUZZ_CC		?= clang
 FUZZ_SRC	:= $(sort $(wildcard $(TOP)/tests/fuzz/*_fuzz.c))
 FUZZ_NAMES	:= $(patsubst %_fuzz.c,%,$(notdir $(FUZZ_SRC)))
 FUZZ_BINS	:= $(addprefix $(O)/fuzz/,$(addsuffix _fuzz,$(FUZZ_NAMES)))
+FUZZ_SHARED	:= $(filter-out %_fuzz.c %_seeds.c,$(wildcard $(TOP)/tests/fuzz/*.c)) \
+		   $(wildcard $(TOP)/tests/fuzz/*.h)
 FUZZ_LIB_SRC	:= $(shell grep -L '<check.h>' /dev/null $(LIB_SRC) 2>/dev/null)
 FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -Wall -Wno-unused-parameter \
 		   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -35,7 +38,7 @@ FUZZ_FLAGS	= -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
 fuzz-build: $(FUZZ_BINS)
 
 $(O)/fuzz/%_fuzz: $(TOP)/tests/fuzz/%_fuzz.c $(PROTO_SRC) $(FUZZ_LIB_SRC) \
-		$(wildcard $(TOP)/tests/fuzz/*.deps) \
+		$(wildcard $(TOP)/tests/fuzz/*.deps) $(FUZZ_SHARED) \
 		$(wildcard $(TOP)/kernel/proto/*.h) $(wildcard $(TOP)/tests/lib/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_LIB_SRC) \

@@ -3,11 +3,7 @@
  * Fuzz the responder: an RC QP in RTS with registered memory and posted
  * receives takes the input as a sequence of received requests.
  *
- * Input: records of  ctl:u8  len:u16be  bytes[len]  where bytes run from
- * the BTH to the (unchecked) ICRC, as after the glue's ICRC check.  ctl
- * bit 0 advances time by (ctl >> 2) * 64 us and runs the deadlines; bit 1
- * makes the record's receive and kick calls pass SROCE_NOW_LAZY, so the
- * core asks ops->now.
+ * Input: the records of records.h.
  *
  * After every record: the core never touched memory outside what the
  * endpoint granted (ep.violations), the guard bytes around every MR are
@@ -24,6 +20,7 @@
 #include <string.h>
 
 #include "endpoint.h"
+#include "records.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,7 +52,6 @@ struct fx {
 	u32 key[NMR];
 	u8 *peer_mem;			/* peer's local MR: 8 KiB at 0x50000 */
 	u64 now;
-	bool lazy;			/* calls pass SROCE_NOW_LAZY */
 	u64 next_recv;			/* next receive wr_id expected */
 	FILE *seed_out;			/* seed mode: peer packets go here */
 };
@@ -183,8 +179,9 @@ static void fx_teardown(struct fx *f)
 	sroce_ep_destroy(&f->ep[1]);
 }
 
-static void fx_check(struct fx *f)
+static void fx_check(void *arg)
 {
+	struct fx *f = arg;
 	struct sroce_cqe c;
 	u32 i, n;
 
@@ -209,60 +206,12 @@ static void fx_check(struct fx *f)
 		;	/* the fuzzed QP posted no sends: none may complete */
 }
 
-/* The time a call passes: the core asks ops->now for it when lazy. */
-static u64 fx_now(const struct fx *f)
-{
-	return f->lazy ? SROCE_NOW_LAZY : f->now;
-}
-
-static void fx_service(struct fx *f, struct sroce_ep_qp *q)
-{
-	u32 guard = 0;
-
-	sroce_qp_kick(&q->qp, 64, fx_now(f));
-	while (sroce_qp_pending(&q->qp) && guard++ < 64)
-		sroce_qp_kick(&q->qp, 64, fx_now(f));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sroce_ep_rx rx;
-	struct sroce_pkt pkt;
 	struct fx f;
-	size_t off = 0;
-	u32 len;
-	u8 ctl;
 
 	fx_setup(&f);
-	while (off + 3 <= size) {
-		ctl = data[off];
-		f.lazy = ctl & 2;
-		len = (u32)data[off + 1] << 8 | data[off + 2];
-		off += 3;
-		if (len > size - off)
-			len = (u32)(size - off);
-		/* An exact-size copy: ASan sees any read past the frame. */
-		u8 *frame = malloc(len ? len : 1);
-
-		FUZZ_ASSERT(frame);
-		memcpy(frame, data + off, len);
-		off += len;
-		if (sroce_parse(frame, len, &pkt) == SROCE_DROP_NONE) {
-			rx.payload = frame + pkt.hdr_len;
-			rx.len = pkt.paylen;
-			rx.l3 = NULL;
-			rx.ipv6 = false;
-			sroce_qp_rx(&f.qp[0]->qp, &pkt, &rx, fx_now(&f));
-		}
-		free(frame);
-		if (ctl & 1) {
-			f.now += (u64)(ctl >> 2) * 64000;
-			if (sroce_qp_next_deadline(&f.qp[0]->qp) <= f.now)
-				sroce_qp_on_deadline(&f.qp[0]->qp, f.now);
-		}
-		fx_service(&f, f.qp[0]);
-		fx_check(&f);
-	}
+	fuzz_feed(f.qp[0], &f.now, data, size, fx_check, &f);
 	fx_teardown(&f);
 	return 0;
 }
@@ -285,7 +234,7 @@ static void seed(const char *dir, const char *name,
 	}
 	for (i = 0; i < n; i++)
 		sroce_ep_post_send(f.qp[1], &w[i]);
-	fx_service(&f, f.qp[1]);
+	fuzz_service(f.qp[1], false);
 	fclose(f.seed_out);
 	fx_teardown(&f);
 }
