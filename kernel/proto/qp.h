@@ -7,6 +7,7 @@
  * policies (AckReq, ACK coalescing, retry and RNR timing, limits).
  *
  * API changes (newest first; keep this list short and stable):
+ *   v1.10 ops->now is required: sroce_qp_init() refuses NULL.
  *   v1.9 SROCE_NOW_LAZY in place of a time defers reading the clock to
  *        ops->now, called only if the call needs the time; the core
  *        keeps the time of the current call; sroce_qp_flush() takes
@@ -549,7 +550,8 @@ struct sroce_qp_ops {
 	int (*xrc_srq)(void *ctx, u32 srqn);
 	/*
 	 * The monotonic time in ns, for a call passed SROCE_NOW_LAZY; at
-	 * most once per call.  May be NULL if the caller never passes it.
+	 * most once per call.  Never NULL (sroce_qp_init() refuses it): any
+	 * call may be passed SROCE_NOW_LAZY.
 	 */
 	u64 (*now)(void *ctx);
 };

@@ -217,7 +217,8 @@ int sroce_qp_init(struct sroce_qp *qp, const struct sroce_qp_init_attr *ia)
 	if (xrc == SROCE_QPT_XRC_TGT && !o->xrc_srq)
 		return -SROCE_EINVAL;
 	if (!o->next_send || !o->recv_wqe || !o->mem_access || !o->emit ||
-	    !o->copy_in || !o->store || !o->atomic || !o->complete)
+	    !o->copy_in || !o->store || !o->atomic || !o->complete ||
+	    !o->now)
 		return -SROCE_EINVAL;
 	if (type == SROCE_QPT_RC && (!ia->res || !ia->max_res))
 		return -SROCE_EINVAL;

@@ -41,6 +41,11 @@ START_TEST(test_init_args)
 	bad.emit = NULL;
 	ia.ops = &bad;
 	ck_assert_int_eq(sroce_qp_init(&qp, &ia), -SROCE_EINVAL);
+	/* Any call may pass SROCE_NOW_LAZY, so the clock is required. */
+	bad = mock_ops;
+	ck_assert_int_eq(sroce_qp_init(&qp, &ia), 0);
+	bad.now = NULL;
+	ck_assert_int_eq(sroce_qp_init(&qp, &ia), -SROCE_EINVAL);
 }
 END_TEST
 
