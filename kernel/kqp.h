@@ -18,6 +18,11 @@
  */
 #define SROCE_KQP_INLINE_BUDGET	16
 #define SROCE_KQP_WORK_BUDGET	64
+/*
+ * Packets an ACK or response may send from the receive softirq: what the
+ * window it opened holds, one ACK interval (SROCE_ACKREQ_EVERY).
+ */
+#define SROCE_KQP_RX_BUDGET	64
 /* The network refused a packet: try again this much later, not at once. */
 #define SROCE_KQP_TX_RETRY_NS	(50 * NSEC_PER_USEC)
 /* Refused for TX room (tx_room.c): woken by a destructor; a safety net. */

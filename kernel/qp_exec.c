@@ -328,7 +328,9 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 				     const struct sroce_pkt *pkt,
 				     struct sroce_rx *rx)
 {
+	bool answer = !(pkt->op->flags & SROCE_OPF_REQ);
 	enum sroce_drop why;
+	bool more = false;
 
 	spin_lock_bh(&kqp->lock);
 	if (kqp->dying) {
@@ -337,11 +339,19 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 		/* Most packets need no time: a request inside a message. */
 		why = sroce_qp_rx(&kqp->core, pkt, rx, SROCE_NOW_LAZY);
 		/*
+		 * An ACK or response opens the window: its next packets leave
+		 * from here, not after a worker wakes, which a busy-polling
+		 * application on this CPU delays.  Unless a pass is queued
+		 * already; it sends them.
+		 */
+		if (answer && !work_pending(&kqp->work))
+			more = sroce_kqp_kick(kqp, SROCE_KQP_RX_BUDGET,
+					      SROCE_NOW_LAZY);
+		/*
 		 * Only an ACK or response can unblock a requester that left
 		 * WQEs in the ring; a request cannot, so skip the ring read.
 		 */
-		sroce_kqp_settle(kqp, false,
-				 !(pkt->op->flags & SROCE_OPF_REQ));
+		sroce_kqp_settle(kqp, more, answer);
 	}
 	sroce_kqp_unlock_raw(kqp);
 	return why;

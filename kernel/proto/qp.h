@@ -96,14 +96,17 @@
  * SROCE_ACK_EVERY: the responder ACKs at least every that many accepted
  * packets even without AckReq, and SROCE_ACK_DELAY_NS after the end of a
  * message that came without AckReq.
- * SROCE_MAX_INFLIGHT: unacknowledged PSNs the requester may have out.
+ * SROCE_MAX_INFLIGHT: unacknowledged PSNs the requester may have out:
+ * two ACK intervals, so that an ACK arrives while the second is on the
+ * wire, and no more.  A deeper burst than the path can buffer is lost
+ * whole and go-back-N sends it again (rdma_rxe's limit is 128 as well).
  * SROCE_RX_INLINE_BUDGET: READ response packets sent from inside
  * sroce_qp_rx(); the rest go out from sroce_qp_kick().
  */
 #define SROCE_ACKREQ_EVERY	64
 #define SROCE_ACK_EVERY		64
 #define SROCE_ACK_DELAY_NS	20000ull
-#define SROCE_MAX_INFLIGHT	1024
+#define SROCE_MAX_INFLIGHT	128
 #define SROCE_RX_INLINE_BUDGET	16
 /*
  * Loss recovery.  Go-back-N throws away everything in flight behind a
