@@ -164,8 +164,9 @@ void sroce_kqp_settle(struct sroce_kqp *kqp, bool more, bool sq_check)
  * The timer runs in softirq (HRTIMER_MODE_ABS_SOFT), the context RX runs
  * the core in, and does what is due itself: a delayed ACK or a
  * retransmission must not wait until a worker gets a CPU that a
- * busy-polling application holds.  Like RX it sends at most
- * SROCE_KQP_INLINE_BUDGET packets and leaves the rest to the work.
+ * busy-polling application holds.  It sends at most
+ * SROCE_KQP_INLINE_BUDGET packets (an ACK, SROCE_KQP_RX_BUDGET) and
+ * leaves the rest to the work.
  */
 static enum hrtimer_restart sroce_kqp_timer(struct hrtimer *t)
 {
