@@ -22,8 +22,6 @@ FUZZ_CC		?= clang
 FUZZ_SRC	:= $(sort $(wildcard $(TOP)/tests/fuzz/*_fuzz.c))
 FUZZ_NAMES	:= $(patsubst %_fuzz.c,%,$(notdir $(FUZZ_SRC)))
 FUZZ_BINS	:= $(addprefix $(O)/fuzz/,$(addsuffix _fuzz,$(FUZZ_NAMES)))
-FUZZ_SHARED	:= $(filter-out %_fuzz.c %_seeds.c,$(wildcard $(TOP)/tests/fuzz/*.c)) \
-		   $(wildcard $(TOP)/tests/fuzz/*.h)
 FUZZ_LIB_SRC	:= $(shell grep -L '<check.h>' /dev/null $(LIB_SRC) 2>/dev/null)
 FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -Wall -Wno-unused-parameter \
 		   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -38,11 +36,17 @@ FUZZ_FLAGS	= -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
 fuzz-build: $(FUZZ_BINS)
 
 $(O)/fuzz/%_fuzz: $(TOP)/tests/fuzz/%_fuzz.c $(PROTO_SRC) $(FUZZ_LIB_SRC) \
-		$(wildcard $(TOP)/tests/fuzz/*.deps) $(FUZZ_SHARED) \
+		$(wildcard $(TOP)/tests/fuzz/*.h) \
 		$(wildcard $(TOP)/kernel/proto/*.h) $(wildcard $(TOP)/tests/lib/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_LIB_SRC) \
 		$$(sed 's|^|$(TOP)/|' $(TOP)/tests/fuzz/$*.deps 2>/dev/null)
+
+# Each harness also depends on its .deps file and what that lists, not on
+# the other harnesses' sources.
+fuzz_deps = $(wildcard $(TOP)/tests/fuzz/$(1).deps) \
+	    $(addprefix $(TOP)/,$(shell cat $(TOP)/tests/fuzz/$(1).deps 2>/dev/null))
+$(foreach n,$(FUZZ_NAMES),$(eval $(O)/fuzz/$(n)_fuzz: $(call fuzz_deps,$(n))))
 
 # Run each harness for @2 seconds with its seeds; new inputs go to a
 # scratch corpus under build/, never into the source tree.
