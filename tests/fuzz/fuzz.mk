@@ -40,13 +40,16 @@ $(O)/fuzz/%_fuzz: $(TOP)/tests/fuzz/%_fuzz.c $(PROTO_SRC) $(FUZZ_LIB_SRC) \
 		$(wildcard $(TOP)/kernel/proto/*.h) $(wildcard $(TOP)/tests/lib/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_LIB_SRC) \
-		$$(sed 's|^|$(TOP)/|' $(TOP)/tests/fuzz/$*.deps 2>/dev/null)
+		$(FUZZ_EXTRA)
 
-# Each harness also depends on its .deps file and what that lists, not on
-# the other harnesses' sources.
-fuzz_deps = $(wildcard $(TOP)/tests/fuzz/$(1).deps) \
-	    $(addprefix $(TOP)/,$(shell cat $(TOP)/tests/fuzz/$(1).deps 2>/dev/null))
-$(foreach n,$(FUZZ_NAMES),$(eval $(O)/fuzz/$(n)_fuzz: $(call fuzz_deps,$(n))))
+# A harness's .deps is read once, here: its files are built in
+# (FUZZ_EXTRA) and, with the .deps itself, are what it depends on beyond
+# the common sources, not the other harnesses' sources.
+fuzz_extra = $(addprefix $(TOP)/,$(shell cat $(TOP)/tests/fuzz/$(1).deps 2>/dev/null))
+$(foreach n,$(FUZZ_NAMES),$(eval $(O)/fuzz/$(n)_fuzz: \
+	FUZZ_EXTRA := $(call fuzz_extra,$(n))) \
+	$(eval $(O)/fuzz/$(n)_fuzz: $(wildcard $(TOP)/tests/fuzz/$(n).deps) \
+	$(call fuzz_extra,$(n))))
 
 # Run each harness for @2 seconds with its seeds; new inputs go to a
 # scratch corpus under build/, never into the source tree.
