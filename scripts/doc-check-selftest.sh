@@ -114,4 +114,10 @@ printf '.PP\nSee /sys/module/sroce/parameters/doc_check_probe.\n' \
 case_ "sroce.7 naming a missing module parameter" \
 	'kernel/sroce.7 names module parameter "doc_check_probe"'
 
+# A simple table whose text runs into the gap between its columns.
+fresh
+printf '\n=====  =====\nab     cd\nabcdefg  hi\n=====  =====\n' \
+	>>"$tmp/t/Documentation/testing.rst"
+case_ "malformed table in testing.rst" "Documentation/testing.rst:"
+
 ((failed == 0))

@@ -18,6 +18,9 @@
 #                       parameter (MODULE PARAMETERS) and every counter
 #                       (COUNTERS, grouped like the net.rst table), and
 #                       names no parameter or counter that does not exist
+#   reStructuredText    every Documentation/*.rst parses without a docutils
+#                       warning or error (Sphinx's :doc: role and toctree
+#                       directive are known, and checked no further)
 #
 # Usage: doc-check.py [TOP]   (default: this tree)
 # The docs are README.md and Documentation/*.rst, and the man page
@@ -474,7 +477,48 @@ def check_man():
     report(f'parameters and counters named in {MAN} exist', sorted(bad))
 
 
+def check_rst():
+    try:
+        import docutils.core
+        import docutils.utils
+        from docutils.parsers.rst import directives, roles, Directive
+    except ImportError:
+        report('reStructuredText markup (no python3-docutils)',
+               ['install python3-docutils (make deps) to check it'])
+        return
+
+    def doc_role(name, rawtext, text, lineno, inliner, options=None,
+                 content=None):
+        return [docutils.nodes.literal(rawtext, text)], []
+
+    class Toctree(Directive):
+        has_content = True
+        option_spec = {'maxdepth': directives.unchanged}
+
+        def run(self):
+            return []
+
+    roles.register_local_role('doc', doc_role)
+    directives.register_directive('toctree', Toctree)
+    problems = []
+    files = sorted(glob.glob(os.path.join(top, 'Documentation', '*.rst')))
+    for path in files:
+        rel = os.path.relpath(path, top)
+        with open(path, encoding='utf-8') as f:
+            src = f.read()
+        doc = docutils.core.publish_doctree(
+            src, source_path=rel,
+            settings_overrides={'report_level': 5, 'halt_level': 5,
+                                'file_insertion_enabled': False})
+        for m in doc.findall(docutils.nodes.system_message):
+            if m['level'] >= 2:
+                # "FILE:LINE: (LEVEL) message", as docutils prints it
+                problems.append(m.astext().splitlines()[0])
+    report(f'reStructuredText markup ({len(files)} files)', problems)
+
+
 all_docs = docs()
+check_rst()
 check_params(all_docs)
 check_counters(all_docs)
 check_make(all_docs)
