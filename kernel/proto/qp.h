@@ -726,10 +726,26 @@ struct sroce_qp {
 		u32 max_res;
 		/*
 		 * Slots [0, res_used) have been handed out since the reset;
-		 * free ones are taken lowest first, so the per-packet scans
-		 * stop here rather than at max_res.
+		 * they are taken in turn from slot 0, so the scans that are
+		 * left stop here rather than at max_res.
 		 */
 		u32 res_used;
+		/*
+		 * Slots with responses owed (their pending set), so that
+		 * "anything owed?" costs no scan of res_used slots.
+		 */
+		u32 res_pending;
+		struct sroce_rd_res *res_last;	/* the last slot made pending */
+		/*
+		 * Slots are handed out in turn from res_next, over res_n of
+		 * them: the one there is free (not yet used, or given back
+		 * by sroce_resp_res_undo()) or the oldest.  A change of
+		 * max_dest_rd_atomic since the first (res_scan) breaks that
+		 * order; until the next reset each is then found by a scan.
+		 */
+		u32 res_next;
+		u32 res_n;
+		bool res_scan;
 	} resp;
 
 	/* Congestion control; p is NULL when it is off. */

@@ -9,14 +9,33 @@
 
 #define SROCE_ACK_SYN	sroce_aeth_syndrome(SROCE_AETH_ACK, SROCE_AETH_CREDIT_INVALID)
 
-static bool sroce_resp_res_pending(const struct sroce_qp *qp)
+/* Every change of a slot's pending flag goes here, to keep the count. */
+static void sroce_res_set_pending(struct sroce_qp *qp, struct sroce_rd_res *r,
+				  bool on)
+{
+	if (r->pending == on)
+		return;
+	r->pending = on;
+	if (on) {
+		qp->resp.res_pending++;
+		qp->resp.res_last = r;
+	} else {
+		qp->resp.res_pending--;
+	}
+}
+
+static void sroce_res_clear_all_pending(struct sroce_qp *qp)
 {
 	u32 i;
 
 	for (i = 0; i < qp->resp.res_used; i++)
-		if (qp->resp.res[i].pending)
-			return true;
-	return false;
+		qp->resp.res[i].pending = 0;
+	qp->resp.res_pending = 0;
+}
+
+static bool sroce_resp_res_pending(const struct sroce_qp *qp)
+{
+	return qp->resp.res_pending != 0;
 }
 
 bool sroce_resp_ready(const struct sroce_qp *qp)
@@ -133,8 +152,6 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 					const struct sroce_pkt *pkt, u8 nak,
 					u8 recv_status)
 {
-	u32 i;
-
 	qp->resp.cur = 0;
 	if (qp->type != SROCE_QPT_RC) {
 		if (recv_status && qp->resp.have_rwqe) {
@@ -145,8 +162,7 @@ static enum sroce_drop sroce_resp_error(struct sroce_qp *qp,
 		}
 		return SROCE_DROP_BAD_SEQUENCE;
 	}
-	for (i = 0; i < qp->resp.res_used; i++)
-		qp->resp.res[i].pending = 0;
+	sroce_res_clear_all_pending(qp);
 	qp->resp.ack_held = false;
 	sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK, nak),
 			    pkt->h.bth.psn);
@@ -361,7 +377,8 @@ static bool sroce_res_better(const struct sroce_rd_res *a,
  * A resource for a new READ/atomic: a free one, else the oldest, whose
  * answers, if any are still being sent (a replay for a stale duplicate),
  * are abandoned.  Like rxe, never a NAK: counting replays against the
- * limit would fail a legal requester.
+ * limit would fail a legal requester.  In turn from res_next, which is
+ * always such a slot; by a scan once max_dest_rd_atomic has changed.
  */
 static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 {
@@ -372,15 +389,34 @@ static struct sroce_rd_res *sroce_resp_res_alloc(struct sroce_qp *qp)
 		return NULL;
 	if (n > qp->resp.max_res)
 		n = qp->resp.max_res;
-	for (i = 0; i < n; i++)
-		if (sroce_res_better(&qp->resp.res[i], best))
-			best = &qp->resp.res[i];
-	i = best - qp->resp.res;
+	if (!qp->resp.res_used)
+		qp->resp.res_n = n;
+	else if (n != qp->resp.res_n)
+		qp->resp.res_scan = true;
+	if (!qp->resp.res_scan) {
+		i = qp->resp.res_next;
+		qp->resp.res_next = i + 1 < n ? i + 1 : 0;
+		best = &qp->resp.res[i];
+	} else {
+		for (i = 0; i < n; i++)
+			if (sroce_res_better(&qp->resp.res[i], best))
+				best = &qp->resp.res[i];
+		i = best - qp->resp.res;
+	}
 	if (i >= qp->resp.res_used)
 		qp->resp.res_used = i + 1;
+	sroce_res_set_pending(qp, best, false);	/* abandoned, if owed */
 	memset(best, 0, sizeof(*best));
 	best->seq = qp->resp.res_seq++;
 	return best;
+}
+
+/* Give back the slot just taken, for a request that was not executed. */
+static void sroce_resp_res_undo(struct sroce_qp *qp, struct sroce_rd_res *r)
+{
+	r->kind = 0;
+	if (!qp->resp.res_scan)
+		qp->resp.res_next = r - qp->resp.res;
 }
 
 static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
@@ -414,7 +450,7 @@ static enum sroce_drop sroce_resp_read(struct sroce_qp *qp,
 	r->resid = reth->len;
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 	r->msn = qp->resp.msn;
-	r->pending = 1;
+	sroce_res_set_pending(qp, r, true);
 	qp->resp.psn = r->end_psn;
 	/* The responses acknowledge everything before them. */
 	qp->resp.unacked = 0;
@@ -437,7 +473,7 @@ static void sroce_resp_res_owed(struct sroce_qp *qp, struct sroce_rd_res *r,
 	r->end_psn = sroce_psn_add(psn, 1);
 	qp->resp.msn = sroce_psn_add(qp->resp.msn, 1);
 	r->msn = qp->resp.msn;
-	r->pending = 1;
+	sroce_res_set_pending(qp, r, true);
 	qp->resp.psn = r->end_psn;
 	qp->resp.unacked = 0;
 	sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
@@ -465,7 +501,7 @@ static enum sroce_drop sroce_resp_atomic(struct sroce_qp *qp,
 		return sroce_resp_error(qp, pkt, SROCE_NAK_INVALID_REQ, 0);
 	ret = qp->ops->atomic(qp->ctx, &ref, op, a->cmp, a->swap_add, &orig);
 	if (ret) {
-		r->kind = 0;
+		sroce_resp_res_undo(qp, r);
 		if (ret == -SROCE_EAGAIN)
 			return sroce_resp_rnr(qp, pkt);
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0);
@@ -506,7 +542,7 @@ static enum sroce_drop sroce_resp_atomic_write(struct sroce_qp *qp,
 	ret = qp->ops->atomic(qp->ctx, &ref, SROCE_OP_ATOMIC_WRITE, 0, val,
 			      &orig);
 	if (ret) {
-		r->kind = 0;
+		sroce_resp_res_undo(qp, r);
 		if (ret == -SROCE_EAGAIN)
 			return sroce_resp_rnr(qp, pkt);
 		return sroce_resp_error(qp, pkt, SROCE_NAK_REMOTE_OP_ERR, 0);
@@ -673,14 +709,15 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		for (i = 0; i < qp->resp.res_used; i++)
 			if (qp->resp.res[i].pending &&
 			    sroce_psn_lt(r->psn, qp->resp.res[i].psn))
-				qp->resp.res[i].pending = 0;
+				sroce_res_set_pending(qp, &qp->resp.res[i],
+						      false);
 		r->start_psn = psn;
 		r->cur_psn = psn;
 		r->end_psn = sroce_psn_add(r->psn, r->npsn);
 		r->va = reth->va;
 		r->rkey = reth->rkey;
 		r->resid = reth->len;
-		r->pending = 1;
+		sroce_res_set_pending(qp, r, true);
 		r->replay = 1;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 		return SROCE_DROP_NONE;
@@ -692,7 +729,7 @@ static enum sroce_drop sroce_resp_dup(struct sroce_qp *qp,
 		if (!r || r->pending ||
 		    r->kind != (pkt->h.bth.opcode & ~SROCE_TRANSPORT_MASK))
 			return SROCE_DROP_DUPLICATE;
-		r->pending = 1;
+		sroce_res_set_pending(qp, r, true);
 		r->cur_psn = r->psn;
 		sroce_resp_run(qp, SROCE_RX_INLINE_BUDGET);
 		return SROCE_DROP_NONE;
@@ -805,7 +842,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (sroce_pkt_emit(qp, tp, &h))
 			return -SROCE_EAGAIN;
 		qp->req.resp_sent = true;
-		r->pending = 0;
+		sroce_res_set_pending(qp, r, false);
 		return 0;
 	}
 	if (r->kind != SROCE_OP_READ_REQ) {
@@ -816,7 +853,7 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 		if (sroce_pkt_emit(qp, tp, &h))
 			return -SROCE_EAGAIN;
 		qp->req.resp_sent = true;
-		r->pending = 0;
+		sroce_res_set_pending(qp, r, false);
 		return 0;
 	}
 	first = r->cur_psn == r->start_psn;
@@ -853,29 +890,51 @@ static int sroce_resp_one(struct sroce_qp *qp, struct sroce_rd_res *r)
 	r->va += len;
 	r->resid -= len;
 	if (r->cur_psn == r->end_psn)
-		r->pending = 0;
+		sroce_res_set_pending(qp, r, false);
 	return 0;
 }
 
-/* Send owed READ responses and atomic ACKs, oldest first. */
+/*
+ * The slot owing the lowest PSN, or NULL.  Usually one slot owes (one
+ * READ answered as it arrives): the last one made pending, no scan.
+ */
+static struct sroce_rd_res *sroce_resp_oldest(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *r, *best = NULL;
+	u32 i;
+
+	if (qp->resp.res_pending == 1 && qp->resp.res_last &&
+	    qp->resp.res_last->pending)
+		return qp->resp.res_last;
+
+	for (i = 0; i < qp->resp.res_used; i++) {
+		r = &qp->resp.res[i];
+		if (r->pending && (!best ||
+				   sroce_psn_lt(r->cur_psn, best->cur_psn)))
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * Send owed READ responses and atomic ACKs, oldest first.  The slots'
+ * PSN ranges are disjoint, so the one owing the lowest PSN stays the
+ * oldest until it is done: the slots are scanned again only then.
+ */
 u32 sroce_resp_run(struct sroce_qp *qp, u32 budget)
 {
-	struct sroce_rd_res *r, *best;
-	u32 i, sent = 0;
+	struct sroce_rd_res *best = NULL;
+	u32 sent = 0;
 	int ret;
 
 	if (qp->type != SROCE_QPT_RC || qp->state == SROCE_QPS_ERR)
 		return 0;
-	while (sent < budget) {
-		best = NULL;
-		for (i = 0; i < qp->resp.res_used; i++) {
-			r = &qp->resp.res[i];
-			if (r->pending && (!best ||
-					   sroce_psn_lt(r->cur_psn, best->cur_psn)))
-				best = r;
+	while (sent < budget && qp->resp.res_pending) {
+		if (!best || !best->pending) {
+			best = sroce_resp_oldest(qp);
+			if (!best)
+				break;
 		}
-		if (!best)
-			break;
 		ret = sroce_resp_one(qp, best);
 		if (ret == -SROCE_EAGAIN)
 			return sent;
@@ -886,12 +945,12 @@ u32 sroce_resp_run(struct sroce_qp *qp, u32 budget)
 			 * and have freed the buffer; a stale retransmission
 			 * must not tear the connection down.
 			 */
-			best->pending = 0;
+			sroce_res_set_pending(qp, best, false);
 			continue;
 		}
 		if (ret) {
 			/* The MR went away under a READ: fail it. */
-			best->pending = 0;
+			sroce_res_set_pending(qp, best, false);
 			sroce_resp_emit_ack(qp, sroce_aeth_syndrome(SROCE_AETH_NAK,
 								    SROCE_NAK_REMOTE_ACCESS),
 					    best->cur_psn);
@@ -913,8 +972,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, u32 budget)
 {
 	u32 i;
 
-	for (i = 0; i < qp->resp.res_used; i++)
-		qp->resp.res[i].pending = 0;
+	sroce_res_clear_all_pending(qp);
 	qp->resp.ack_held = false;
 	qp->resp.unacked = 0;
 	qp->resp.cur = 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Transport cost of one 4 KiB RDMA WRITE (RC, path MTU 4096, so one
- * WRITE_ONLY packet): what the core itself spends per packet, on top of
- * the wire-layer figures in wire_bench.c.
+ * WRITE_ONLY packet) and of answering one small RDMA READ: what the core
+ * itself spends per packet, on top of the wire-layer figures in
+ * wire_bench.c.
  *
  *   qp-write4k-req   requester + completer: a posted WQE pulled, its
  *                    packet built and handed to emit, its ACK taken back
@@ -11,6 +12,11 @@
  *                    through mem_access), its 4 KiB placed through
  *                    copy_in (a memcpy here, as the glue's copy is) and
  *                    the ACK built and handed to emit
+ *   qp-read64-resp   responder: a 64-byte READ request checked, a
+ *                    responder resource taken (all SROCE_MAX_RD_ATOMIC of
+ *                    them hold earlier READs, as in any long READ run, so
+ *                    the oldest is reused) and the READ response built and
+ *                    handed to emit
  *
  * The ops table is the thinnest possible: one MR, no copies on TX (the
  * glue attaches pages), so the figures are the core's own.
@@ -28,7 +34,7 @@
 struct bq {
 	struct sroce_qp qp;
 	struct sroce_swqe sq[SQ_SLOTS];
-	struct sroce_rd_res res[4];
+	struct sroce_rd_res res[SROCE_MAX_RD_ATOMIC];
 	struct sroce_send_wqe next;	/* what next_send hands out */
 	bool have_next;
 	u32 emitted_psn;
@@ -131,21 +137,22 @@ static void bq_fail(void)
 	__builtin_trap();
 }
 
-static void bq_setup(struct bq *q, u32 qpn, u32 dest)
+static void bq_setup(struct bq *q, u32 qpn, u32 dest, u8 nres)
 {
 	struct sroce_qp_init_attr ia = {
 		.type = SROCE_QPT_RC, .qpn = qpn, .sq = q->sq,
-		.sq_size = SQ_SLOTS, .res = q->res, .max_res = 4,
+		.sq_size = SQ_SLOTS, .res = q->res, .max_res = nres,
 		.ops = &bq_ops, .ctx = q,
 	};
 	struct sroce_qp_attr a = {
 		.pkey = SROCE_DEFAULT_PKEY, .port_num = 1, .path_mtu = 5,
 		.dest_qp_num = dest, .rq_psn = 0, .sq_psn = 0,
-		.max_dest_rd_atomic = 4, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = nres, .max_rd_atomic = 4,
 		.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
 		.rnr_retry = 7,
 		.qp_access_flags = SROCE_ACCESS_LOCAL_WRITE |
-				   SROCE_ACCESS_REMOTE_WRITE,
+				   SROCE_ACCESS_REMOTE_WRITE |
+				   SROCE_ACCESS_REMOTE_READ,
 	};
 
 	memset(q, 0, sizeof(*q));
@@ -170,7 +177,7 @@ static void bq_setup(struct bq *q, u32 qpn, u32 dest)
 
 static void setup_req(void)
 {
-	bq_setup(&req, 0x11, 0x22);
+	bq_setup(&req, 0x11, 0x22, 4);
 	ack_msn = 0;
 }
 
@@ -211,7 +218,7 @@ static void setup_resp(void)
 {
 	unsigned int i;
 
-	bq_setup(&resp, 0x22, 0x11);
+	bq_setup(&resp, 0x22, 0x11, 4);
 	resp_psn = 0;
 	for (i = 0; i < PAYLEN; i++)
 		payload[i] = (u8)i;
@@ -238,11 +245,45 @@ static void write4k_resp(void)
 	resp_psn = sroce_psn_add(resp_psn, 1);
 }
 
+static void read64_resp(void)
+{
+	struct sroce_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.h.bth.opcode = SROCE_OPC(RC, READ_REQ);
+	pkt.h.bth.pkey = SROCE_DEFAULT_PKEY;
+	pkt.h.bth.dqpn = 0x22;
+	pkt.h.bth.psn = resp_psn;
+	pkt.h.reth.va = MR_VA;
+	pkt.h.reth.rkey = MR_KEY;
+	pkt.h.reth.len = 64;
+	pkt.op = sroce_opinfo(pkt.h.bth.opcode);
+	pkt.hdr_len = SROCE_BTH_LEN + SROCE_RETH_LEN;
+	if (sroce_qp_rx(&resp.qp, &pkt, NULL, 1000) != SROCE_DROP_NONE ||
+	    resp.emitted_psn != resp_psn)
+		bq_fail();
+	resp_psn = sroce_psn_add(resp_psn, 1);
+}
+
+/* Every responder resource taken by an earlier READ, not measured. */
+static void setup_read_resp(void)
+{
+	unsigned int i;
+
+	bq_setup(&resp, 0x22, 0x11, SROCE_MAX_RD_ATOMIC);
+	resp_psn = 0;
+	resp.emitted_psn = ~0u;
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++)
+		read64_resp();
+}
+
 static const struct sroce_bench qp_cases[] = {
 	{ "qp-write4k-req", "RC WRITE 4 KiB: requester pull+build+emit, ACK -> completion",
 	  setup_req, write4k_req },
 	{ "qp-write4k-resp", "RC WRITE 4 KiB: responder checks, places 4 KiB (memcpy), ACKs",
 	  setup_resp, write4k_resp },
+	{ "qp-read64-resp", "RC READ 64 B: responder checks, reuses the oldest of 128 resources, answers",
+	  setup_read_resp, read64_resp },
 	{ NULL }
 };
 

@@ -159,6 +159,34 @@ static void dump_qp(struct sim *s, struct sim_qp *sq,
 		       q->resp.res[i].seq);
 }
 
+/*
+ * The responder's bookkeeping of its READ/atomic slots: the count of
+ * slots owing responses matches the slots, and the slot handed out next
+ * in turn is free if any is, else the oldest.
+ */
+static void check_res(struct sim *s, const struct sroce_qp *q)
+{
+	const struct sroce_rd_res *r = q->resp.res, *next;
+	bool any_free = false, older = false;
+	u32 i, n = 0;
+
+	for (i = 0; i < q->resp.max_res; i++)
+		n += r[i].pending;
+	if (n != q->resp.res_pending)
+		sim_fail(s, "qp %#x: %u responder slots pending, counted %u",
+			 q->qpn, n, q->resp.res_pending);
+	if (q->resp.res_scan || !q->resp.res_used)
+		return;
+	next = &r[q->resp.res_next];
+	for (i = 0; i < q->resp.res_n; i++) {
+		any_free |= !r[i].kind;
+		older |= r[i].kind && (s32)(r[i].seq - next->seq) < 0;
+	}
+	if (any_free ? next->kind != 0 : older)
+		sim_fail(s, "qp %#x: responder slot %u, next in turn, is neither free nor the oldest",
+			 q->qpn, q->resp.res_next);
+}
+
 static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 {
 	enum sroce_qp_state st0;
@@ -216,6 +244,7 @@ static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 		dump_qp(s, sq, &pkt);
 	if (r)
 		s->st.drops[r < SROCE_DROP_MAX ? r : 0]++;
+	check_res(s, &sq->q->qp);
 	if (s->o.trace && sq->idx == s->o.trace - 1)
 		printf("%12llu   >%u qp %#x %-22s psn %#08x len %u %s\n",
 		       (unsigned long long)s->now, side, sq->q->qp.qpn,
