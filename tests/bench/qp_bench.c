@@ -224,21 +224,27 @@ static void setup_resp(void)
 		payload[i] = (u8)i;
 }
 
+/* A request to the responder at resp_psn, with a RETH naming the MR. */
+static void resp_reth_pkt(struct sroce_pkt *pkt, u8 opcode, u32 len)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->h.bth.opcode = opcode;
+	pkt->h.bth.pkey = SROCE_DEFAULT_PKEY;
+	pkt->h.bth.dqpn = 0x22;
+	pkt->h.bth.psn = resp_psn;
+	pkt->h.reth.va = MR_VA;
+	pkt->h.reth.rkey = MR_KEY;
+	pkt->h.reth.len = len;
+	pkt->op = sroce_opinfo(opcode);
+	pkt->hdr_len = SROCE_BTH_LEN + SROCE_RETH_LEN;
+}
+
 static void write4k_resp(void)
 {
 	struct sroce_pkt pkt;
 
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.h.bth.opcode = SROCE_OPC(RC, WRITE_ONLY);
-	pkt.h.bth.pkey = SROCE_DEFAULT_PKEY;
-	pkt.h.bth.dqpn = 0x22;
+	resp_reth_pkt(&pkt, SROCE_OPC(RC, WRITE_ONLY), PAYLEN);
 	pkt.h.bth.ackreq = 1;
-	pkt.h.bth.psn = resp_psn;
-	pkt.h.reth.va = MR_VA;
-	pkt.h.reth.rkey = MR_KEY;
-	pkt.h.reth.len = PAYLEN;
-	pkt.op = sroce_opinfo(pkt.h.bth.opcode);
-	pkt.hdr_len = SROCE_BTH_LEN + SROCE_RETH_LEN;
 	pkt.paylen = PAYLEN;
 	if (sroce_qp_rx(&resp.qp, &pkt, payload, 1000) != SROCE_DROP_NONE)
 		bq_fail();
@@ -249,16 +255,7 @@ static void read64_resp(void)
 {
 	struct sroce_pkt pkt;
 
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.h.bth.opcode = SROCE_OPC(RC, READ_REQ);
-	pkt.h.bth.pkey = SROCE_DEFAULT_PKEY;
-	pkt.h.bth.dqpn = 0x22;
-	pkt.h.bth.psn = resp_psn;
-	pkt.h.reth.va = MR_VA;
-	pkt.h.reth.rkey = MR_KEY;
-	pkt.h.reth.len = 64;
-	pkt.op = sroce_opinfo(pkt.h.bth.opcode);
-	pkt.hdr_len = SROCE_BTH_LEN + SROCE_RETH_LEN;
+	resp_reth_pkt(&pkt, SROCE_OPC(RC, READ_REQ), 64);
 	if (sroce_qp_rx(&resp.qp, &pkt, NULL, 1000) != SROCE_DROP_NONE ||
 	    resp.emitted_psn != resp_psn)
 		bq_fail();
