@@ -50,6 +50,9 @@ static void sroce_comp_cqe(struct sroce_qp *qp, struct sroce_swqe *w,
 		cqe.vendor_err = vendor_err;
 		qp->ops->complete(qp->ctx, &cqe);
 	}
+	if (sroce_wr_is_rd_atomic(w->wr.opcode) &&
+	    (s32)(qp->req.next - qp->comp.head) > 0)
+		qp->req.rd_out--;
 	qp->comp.head++;
 	/* An unsent WQE failed: the requester's cursors move past it. */
 	if ((s32)(qp->req.next - qp->comp.head) < 0) {

@@ -668,6 +668,7 @@ struct sroce_qp {
 		u32 tail;	/* one past the newest WQE pulled in */
 		u32 next;	/* WQE being sent (or next to start) */
 		u32 hi;		/* one past the newest WQE ever started */
+		u32 rd_out;	/* READ/atomic WQEs in [comp.head, next) */
 		u32 off_psn;	/* PSNs of wqe[next] already sent */
 		u32 psn;	/* next PSN to send */
 		u32 psn_hi;	/* one past the highest PSN ever sent */

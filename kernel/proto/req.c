@@ -98,15 +98,19 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 	return SROCE_WC_SUCCESS;
 }
 
-/* READ/atomic WQEs sent and not yet completed. */
-static u32 sroce_req_rd_outstanding(const struct sroce_qp *qp)
+/*
+ * Count again the READ/atomic WQEs sent and not yet completed, after the
+ * send cursor went back: the count follows it forwards in
+ * sroce_req_step() and the head in sroce_comp_cqe().
+ */
+static void sroce_req_recount_rd(struct sroce_qp *qp)
 {
 	u32 i, n = 0;
 
 	for (i = qp->comp.head; i != qp->req.next; i++)
 		if (sroce_wr_is_rd_atomic(sroce_sq_slot(qp, i)->wr.opcode))
 			n++;
-	return n;
+	qp->req.rd_out = n;
 }
 
 static u32 sroce_inflight(const struct sroce_qp *qp)
@@ -162,11 +166,10 @@ static bool sroce_req_blocked(const struct sroce_qp *qp,
 		return false;
 	if (w->status)
 		return false;
-	if ((w->wr.send_flags & SROCE_SEND_FENCE) &&
-	    sroce_req_rd_outstanding(qp))
+	if ((w->wr.send_flags & SROCE_SEND_FENCE) && qp->req.rd_out)
 		return true;
 	if (sroce_wr_is_rd_atomic(w->wr.opcode) &&
-	    sroce_req_rd_outstanding(qp) >= qp->attr.max_rd_atomic)
+	    qp->req.rd_out >= qp->attr.max_rd_atomic)
 		return true;
 	return false;
 }
@@ -449,6 +452,7 @@ static bool sroce_req_seek(struct sroce_qp *qp, u32 psn)
 		w = sroce_sq_slot(qp, i);
 		if (sroce_psn_in(psn, w->first_psn, w->npsn)) {
 			qp->req.next = i;
+			sroce_req_recount_rd(qp);
 			qp->req.off_psn = sroce_psn(psn - w->first_psn);
 			qp->req.psn = sroce_psn(psn);
 			qp->req.stopped = false;
@@ -536,6 +540,8 @@ static int sroce_req_step(struct sroce_qp *qp)
 	if (sroce_psn_lt(qp->req.psn_hi, qp->req.psn))
 		qp->req.psn_hi = qp->req.psn;
 	if (qp->req.off_psn >= w->npsn) {
+		if (sroce_wr_is_rd_atomic(w->wr.opcode))
+			qp->req.rd_out++;
 		qp->req.next++;
 		qp->req.off_psn = 0;
 		if (qp->type != SROCE_QPT_RC)
@@ -622,6 +628,7 @@ void sroce_req_catch_up(struct sroce_qp *qp)
 		return;
 	/* Everything started is acknowledged. */
 	qp->req.next = qp->req.hi;
+	sroce_req_recount_rd(qp);
 	qp->req.off_psn = 0;
 	qp->req.psn = qp->comp.psn;
 }
@@ -652,9 +659,8 @@ bool sroce_req_flush(struct sroce_qp *qp, u32 budget)
 		w = sroce_sq_slot(qp, qp->req.tail);
 		if (qp->ops->next_send(qp->ctx, &w->wr))
 			break;
+		/* Never sent: completing it moves next and hi past it. */
 		qp->req.tail++;
-		qp->req.next = qp->req.tail;
-		qp->req.hi = qp->req.tail;
 		sroce_comp_complete(qp, w, SROCE_WC_WR_FLUSH_ERR);
 	}
 	qp->req.timer_on = false;

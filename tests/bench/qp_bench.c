@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Transport cost of one 4 KiB RDMA WRITE (RC, path MTU 4096, so one
- * WRITE_ONLY packet) and of answering one small RDMA READ: what the core
+ * WRITE_ONLY packet) and of one small RDMA READ at each end: what the core
  * itself spends per packet, on top of the wire-layer figures in
  * wire_bench.c.
  *
@@ -17,6 +17,9 @@
  *                    them hold earlier READs, as in any long READ run, so
  *                    the oldest is reused) and the READ response built and
  *                    handed to emit
+ *   qp-read64-req    requester + completer with SROCE_MAX_RD_ATOMIC
+ *                    64-byte READs out: the oldest one's response placed
+ *                    and completed, and one more READ pulled and sent
  *
  * The ops table is the thinnest possible: one MR, no copies on TX (the
  * glue attaches pages), so the figures are the core's own.
@@ -29,7 +32,7 @@
 #define PAYLEN		4096
 #define MR_KEY		0x1234
 #define MR_VA		0x100000ull
-#define SQ_SLOTS	16
+#define SQ_SLOTS	256	/* room for SROCE_MAX_RD_ATOMIC READs and more */
 
 struct bq {
 	struct sroce_qp qp;
@@ -137,7 +140,7 @@ static void bq_fail(void)
 	__builtin_trap();
 }
 
-static void bq_setup(struct bq *q, u32 qpn, u32 dest, u8 nres)
+static void bq_setup(struct bq *q, u32 qpn, u32 dest, u8 nres, u8 nrd)
 {
 	struct sroce_qp_init_attr ia = {
 		.type = SROCE_QPT_RC, .qpn = qpn, .sq = q->sq,
@@ -147,7 +150,7 @@ static void bq_setup(struct bq *q, u32 qpn, u32 dest, u8 nres)
 	struct sroce_qp_attr a = {
 		.pkey = SROCE_DEFAULT_PKEY, .port_num = 1, .path_mtu = 5,
 		.dest_qp_num = dest, .rq_psn = 0, .sq_psn = 0,
-		.max_dest_rd_atomic = nres, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = nres, .max_rd_atomic = nrd,
 		.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
 		.rnr_retry = 7,
 		.qp_access_flags = SROCE_ACCESS_LOCAL_WRITE |
@@ -177,7 +180,7 @@ static void bq_setup(struct bq *q, u32 qpn, u32 dest, u8 nres)
 
 static void setup_req(void)
 {
-	bq_setup(&req, 0x11, 0x22, 4);
+	bq_setup(&req, 0x11, 0x22, 4, 4);
 	ack_msn = 0;
 }
 
@@ -218,7 +221,7 @@ static void setup_resp(void)
 {
 	unsigned int i;
 
-	bq_setup(&resp, 0x22, 0x11, 4);
+	bq_setup(&resp, 0x22, 0x11, 4, 4);
 	resp_psn = 0;
 	for (i = 0; i < PAYLEN; i++)
 		payload[i] = (u8)i;
@@ -267,11 +270,72 @@ static void setup_read_resp(void)
 {
 	unsigned int i;
 
-	bq_setup(&resp, 0x22, 0x11, SROCE_MAX_RD_ATOMIC);
+	bq_setup(&resp, 0x22, 0x11, SROCE_MAX_RD_ATOMIC, 4);
 	resp_psn = 0;
 	resp.emitted_psn = ~0u;
 	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++)
 		read64_resp();
+}
+
+/* Post one 64-byte READ; its request must leave at once. */
+static void read64_post(void)
+{
+	struct sroce_send_wqe *w = &req.next;
+	u32 psn = sroce_psn_add(req.emitted_psn, 1);
+
+	memset(w, 0, sizeof(*w));
+	w->opcode = SROCE_WR_RDMA_READ;
+	w->send_flags = SROCE_SEND_SIGNALED;
+	w->num_sge = 1;
+	w->sge[0].addr = MR_VA;
+	w->sge[0].length = 64;
+	w->sge[0].lkey = MR_KEY;
+	w->rdma.remote_addr = MR_VA;
+	w->rdma.rkey = MR_KEY;
+	req.have_next = true;
+	sroce_qp_kick(&req.qp, 1, 1000);
+	if (req.have_next || req.emitted_psn != psn)
+		bq_fail();
+}
+
+/*
+ * The oldest READ's response arrives and completes it, and the next READ
+ * is posted: the requester keeps SROCE_MAX_RD_ATOMIC of them out.
+ */
+static void read64_req(void)
+{
+	u32 before = req.ncqe;
+	struct sroce_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.h.bth.opcode = SROCE_OPC(RC, READ_RESP_ONLY);
+	pkt.h.bth.pkey = SROCE_DEFAULT_PKEY;
+	pkt.h.bth.dqpn = 0x11;
+	pkt.h.bth.psn = resp_psn;
+	pkt.h.aeth.syndrome = sroce_aeth_syndrome(SROCE_AETH_ACK,
+						  SROCE_AETH_CREDIT_INVALID);
+	pkt.h.aeth.msn = ++ack_msn & SROCE_PSN_MASK;
+	pkt.op = sroce_opinfo(pkt.h.bth.opcode);
+	pkt.hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
+	pkt.paylen = 64;
+	if (sroce_qp_rx(&req.qp, &pkt, payload, 2000) != SROCE_DROP_NONE ||
+	    req.ncqe != before + 1)
+		bq_fail();
+	resp_psn = sroce_psn_add(resp_psn, 1);
+	read64_post();
+}
+
+/* SROCE_MAX_RD_ATOMIC READs out, not measured. */
+static void setup_read_req(void)
+{
+	unsigned int i;
+
+	bq_setup(&req, 0x11, 0x22, 4, SROCE_MAX_RD_ATOMIC);
+	ack_msn = 0;
+	resp_psn = 0;
+	req.emitted_psn = ~0u & SROCE_PSN_MASK;
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++)
+		read64_post();
 }
 
 static const struct sroce_bench qp_cases[] = {
@@ -281,6 +345,8 @@ static const struct sroce_bench qp_cases[] = {
 	  setup_resp, write4k_resp },
 	{ "qp-read64-resp", "RC READ 64 B: responder checks, reuses the oldest of 128 resources, answers",
 	  setup_read_resp, read64_resp },
+	{ "qp-read64-req", "RC READ 64 B: requester takes the oldest of 128 READs' response, completes it, posts one",
+	  setup_read_req, read64_req },
 	{ NULL }
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qp_int.h"
 #include "sim.h"
 
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -187,6 +188,18 @@ static void check_res(struct sim *s, const struct sroce_qp *q)
 			 q->qpn, q->resp.res_next);
 }
 
+/* The requester's count of READ/atomic WQEs out matches its SQ. */
+static void check_rd_out(struct sim *s, const struct sroce_qp *q)
+{
+	u32 i, n = 0;
+
+	for (i = q->comp.head; i != q->req.next; i++)
+		n += sroce_wr_is_rd_atomic(sroce_sq_slot(q, i)->wr.opcode);
+	if (n != q->req.rd_out)
+		sim_fail(s, "qp %#x: %u READ/atomic WQEs out, counted %u",
+			 q->qpn, n, q->req.rd_out);
+}
+
 static void rx_frame(struct sim *s, u8 side, struct sim_frame *f)
 {
 	enum sroce_qp_state st0;
@@ -306,6 +319,7 @@ void sim_service(struct sim *s, struct sim_qp *sq)
 				s->on_cqe(s, sq, &c);
 		}
 	} while (polled && !s->failed);
+	check_rd_out(s, &q->qp);
 	rearm(s, sq);
 	if (q->ep->violations && !s->failed)
 		sim_fail(s, "side %u: core broke an ops contract: %s",
