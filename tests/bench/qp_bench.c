@@ -184,34 +184,46 @@ static void setup_req(void)
 	ack_msn = 0;
 }
 
-static void write4k_req(void)
+/* Post one signaled RDMA WRITE or READ of @len bytes and kick the QP. */
+static void req_post(u8 opcode, u32 len)
 {
 	struct sroce_send_wqe *w = &req.next;
-	struct sroce_pkt ack;
-	u32 before = req.ncqe;
 
 	memset(w, 0, sizeof(*w));
-	w->opcode = SROCE_WR_RDMA_WRITE;
+	w->opcode = opcode;
 	w->send_flags = SROCE_SEND_SIGNALED;
 	w->num_sge = 1;
 	w->sge[0].addr = MR_VA;
-	w->sge[0].length = PAYLEN;
+	w->sge[0].length = len;
 	w->sge[0].lkey = MR_KEY;
 	w->rdma.remote_addr = MR_VA;
 	w->rdma.rkey = MR_KEY;
 	req.have_next = true;
 	sroce_qp_kick(&req.qp, 1, 1000);
+}
 
-	memset(&ack, 0, sizeof(ack));
-	ack.h.bth.opcode = SROCE_OPC(RC, ACK);
-	ack.h.bth.pkey = SROCE_DEFAULT_PKEY;
-	ack.h.bth.dqpn = 0x11;
-	ack.h.bth.psn = req.emitted_psn;
-	ack.h.aeth.syndrome = sroce_aeth_syndrome(SROCE_AETH_ACK,
-						  SROCE_AETH_CREDIT_INVALID);
-	ack.h.aeth.msn = ++ack_msn & SROCE_PSN_MASK;
-	ack.op = sroce_opinfo(ack.h.bth.opcode);
-	ack.hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
+/* An ACK or READ response to the requester at @psn, carrying an AETH. */
+static void req_answer_pkt(struct sroce_pkt *pkt, u8 opcode, u32 psn)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->h.bth.opcode = opcode;
+	pkt->h.bth.pkey = SROCE_DEFAULT_PKEY;
+	pkt->h.bth.dqpn = 0x11;
+	pkt->h.bth.psn = psn;
+	pkt->h.aeth.syndrome = sroce_aeth_syndrome(SROCE_AETH_ACK,
+						   SROCE_AETH_CREDIT_INVALID);
+	pkt->h.aeth.msn = ++ack_msn & SROCE_PSN_MASK;
+	pkt->op = sroce_opinfo(opcode);
+	pkt->hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
+}
+
+static void write4k_req(void)
+{
+	struct sroce_pkt ack;
+	u32 before = req.ncqe;
+
+	req_post(SROCE_WR_RDMA_WRITE, PAYLEN);
+	req_answer_pkt(&ack, SROCE_OPC(RC, ACK), req.emitted_psn);
 	sroce_bench_use(sroce_qp_rx(&req.qp, &ack, NULL, 2000));
 	if (req.ncqe != before + 1)
 		bq_fail();
@@ -280,20 +292,9 @@ static void setup_read_resp(void)
 /* Post one 64-byte READ; its request must leave at once. */
 static void read64_post(void)
 {
-	struct sroce_send_wqe *w = &req.next;
 	u32 psn = sroce_psn_add(req.emitted_psn, 1);
 
-	memset(w, 0, sizeof(*w));
-	w->opcode = SROCE_WR_RDMA_READ;
-	w->send_flags = SROCE_SEND_SIGNALED;
-	w->num_sge = 1;
-	w->sge[0].addr = MR_VA;
-	w->sge[0].length = 64;
-	w->sge[0].lkey = MR_KEY;
-	w->rdma.remote_addr = MR_VA;
-	w->rdma.rkey = MR_KEY;
-	req.have_next = true;
-	sroce_qp_kick(&req.qp, 1, 1000);
+	req_post(SROCE_WR_RDMA_READ, 64);
 	if (req.have_next || req.emitted_psn != psn)
 		bq_fail();
 }
@@ -307,16 +308,7 @@ static void read64_req(void)
 	u32 before = req.ncqe;
 	struct sroce_pkt pkt;
 
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.h.bth.opcode = SROCE_OPC(RC, READ_RESP_ONLY);
-	pkt.h.bth.pkey = SROCE_DEFAULT_PKEY;
-	pkt.h.bth.dqpn = 0x11;
-	pkt.h.bth.psn = resp_psn;
-	pkt.h.aeth.syndrome = sroce_aeth_syndrome(SROCE_AETH_ACK,
-						  SROCE_AETH_CREDIT_INVALID);
-	pkt.h.aeth.msn = ++ack_msn & SROCE_PSN_MASK;
-	pkt.op = sroce_opinfo(pkt.h.bth.opcode);
-	pkt.hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
+	req_answer_pkt(&pkt, SROCE_OPC(RC, READ_RESP_ONLY), resp_psn);
 	pkt.paylen = 64;
 	if (sroce_qp_rx(&req.qp, &pkt, payload, 2000) != SROCE_DROP_NONE ||
 	    req.ncqe != before + 1)
