@@ -202,19 +202,26 @@ static void req_post(u8 opcode, u32 len)
 	sroce_qp_kick(&req.qp, 1, 1000);
 }
 
-/* An ACK or READ response to the requester at @psn, carrying an AETH. */
-static void req_answer_pkt(struct sroce_pkt *pkt, u8 opcode, u32 psn)
+/* A packet to QP @dqpn at @psn: its BTH, and room for @ext header bytes. */
+static void bq_pkt(struct sroce_pkt *pkt, u8 opcode, u32 dqpn, u32 psn,
+		   u32 ext)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->h.bth.opcode = opcode;
 	pkt->h.bth.pkey = SROCE_DEFAULT_PKEY;
-	pkt->h.bth.dqpn = 0x11;
+	pkt->h.bth.dqpn = dqpn;
 	pkt->h.bth.psn = psn;
+	pkt->op = sroce_opinfo(opcode);
+	pkt->hdr_len = SROCE_BTH_LEN + ext;
+}
+
+/* An ACK or READ response to the requester at @psn, carrying an AETH. */
+static void req_answer_pkt(struct sroce_pkt *pkt, u8 opcode, u32 psn)
+{
+	bq_pkt(pkt, opcode, 0x11, psn, SROCE_AETH_LEN);
 	pkt->h.aeth.syndrome = sroce_aeth_syndrome(SROCE_AETH_ACK,
 						   SROCE_AETH_CREDIT_INVALID);
 	pkt->h.aeth.msn = ++ack_msn & SROCE_PSN_MASK;
-	pkt->op = sroce_opinfo(opcode);
-	pkt->hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
 }
 
 static void write4k_req(void)
@@ -242,16 +249,10 @@ static void setup_resp(void)
 /* A request to the responder at resp_psn, with a RETH naming the MR. */
 static void resp_reth_pkt(struct sroce_pkt *pkt, u8 opcode, u32 len)
 {
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->h.bth.opcode = opcode;
-	pkt->h.bth.pkey = SROCE_DEFAULT_PKEY;
-	pkt->h.bth.dqpn = 0x22;
-	pkt->h.bth.psn = resp_psn;
+	bq_pkt(pkt, opcode, 0x22, resp_psn, SROCE_RETH_LEN);
 	pkt->h.reth.va = MR_VA;
 	pkt->h.reth.rkey = MR_KEY;
 	pkt->h.reth.len = len;
-	pkt->op = sroce_opinfo(opcode);
-	pkt->hdr_len = SROCE_BTH_LEN + SROCE_RETH_LEN;
 }
 
 static void write4k_resp(void)
