@@ -99,9 +99,9 @@ static u8 sroce_req_validate(const struct sroce_qp *qp, struct sroce_swqe *w)
 }
 
 /*
- * Count again the READ/atomic WQEs sent and not yet completed, after the
- * send cursor went back: the count follows it forwards in
- * sroce_req_step() and the head in sroce_comp_cqe().
+ * Count again the READ/atomic WQEs sent and not yet completed, after a
+ * go-back or a catch-up moved the send cursor: otherwise the count
+ * follows the cursor in sroce_req_step() and the head in sroce_comp_cqe().
  */
 static void sroce_req_recount_rd(struct sroce_qp *qp)
 {
