@@ -91,13 +91,13 @@ check-fuzz:
 	@pass=0; fail=0; \
 	if ! $(MAKE) -s fuzz-build $(FUZZ_SEEDERS) >$(O)/fuzz-build.log 2>&1; then \
 		cat $(O)/fuzz-build.log; \
-		echo "fuzz: 0 passed, $(words $(FUZZ_NAMES)) failed"; exit 1; \
+		echo "fuzz: 0 passed, $(words $(FUZZ_NAMES) $(FUZZ_CORPORA)) failed"; exit 1; \
 	fi; \
 	n=$(words $(FUZZ_NAMES)); test $$n -gt 0 || n=1; \
 	per=$$(( $(CHECK_FUZZ_SECONDS) / n )); \
 	test $$per -ge 3 || per=3; \
 	$(foreach n,$(FUZZ_NAMES),$(call fuzz_run,$(n),$$per)) \
-	$(foreach n,decode $(FUZZ_SEEDGEN),$(call fuzz_seeds_check,$(n))) \
+	$(foreach n,$(FUZZ_CORPORA),$(call fuzz_seeds_check,$(n))) \
 	echo "fuzz: $$pass passed, $$fail failed"; test $$fail = 0
 
 fuzz: fuzz-build
@@ -110,6 +110,8 @@ $(O)/fuzz/decode_seeds: $(TOP)/tests/fuzz/decode_seeds.c $(PROTO_SRC) $(FUZZ_LIB
 	$(CC) $(CFLAGS_COMMON) -o $@ $< $(PROTO_SRC) $(FUZZ_LIB_SRC) $(PCAP_LIBS)
 
 FUZZ_SEEDERS	:= $(O)/fuzz/decode_seeds $(FUZZ_SEEDGEN:%=$(O)/fuzz/%_seedgen)
+# The corpora those write, each checked by check-fuzz.
+FUZZ_CORPORA	:= decode $(FUZZ_SEEDGEN)
 
 # Write corpus @1 into directory @2 (emptied first).
 define fuzz_seed
@@ -134,7 +136,7 @@ define fuzz_seeds_check
 endef
 
 fuzz-seeds: $(FUZZ_SEEDERS)
-	@$(foreach n,decode $(FUZZ_SEEDGEN),$(call fuzz_seed,$(n),$(FUZZ_CORPUS)/$(n)) && \
+	@$(foreach n,$(FUZZ_CORPORA),$(call fuzz_seed,$(n),$(FUZZ_CORPUS)/$(n)) && \
 		echo "fuzz-seeds: corpus/$(n): $$(ls $(FUZZ_CORPUS)/$(n) | wc -l) files" && ) true
 
 .PHONY: fuzz-build fuzz-seeds
