@@ -326,7 +326,7 @@ static void setup_read_req(void)
 	bq_setup(&req, 0x11, 0x22, 4, SROCE_MAX_RD_ATOMIC);
 	ack_msn = 0;
 	resp_psn = 0;
-	req.emitted_psn = ~0u & SROCE_PSN_MASK;
+	req.emitted_psn = SROCE_PSN_MASK;	/* the PSN before 0 */
 	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++)
 		read64_post();
 }
