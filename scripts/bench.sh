@@ -244,7 +244,8 @@ runs_of() {
 # per case and round, and the table of every figure of that kernel; and
 # DIR/<kernel>/guest-cpu.txt, where each guest's CPU went per case
 # (perftest.sh's CASE.cpu): a driver working in softirq shows softirq
-# time, one working from kworkers context switches.
+# time, one working from kworkers context switches; and the packets and
+# kicks of the guest's virtio NIC ("-" for runs from before those).
 hz=$(getconf CLK_TCK)
 for k in $runnable; do
 	runs_of "$k" | while read -r d name r run; do
@@ -268,9 +269,11 @@ for k in $runnable; do
 			awk -v l="$name $r ${c%.cpu} ${g##*/}" '
 			{ v[$1] = $2 }
 			END { print l, v["ctxt"], v["user_ms"], v["sys_ms"],
-				v["softirq_ms"], v["idle_ms"] }' "$f"
+				v["softirq_ms"], v["idle_ms"],
+				("nic_tx_kicks" in v) ? v["nic_tx_packets"] : "-",
+				("nic_tx_kicks" in v) ? v["nic_tx_kicks"] : "-" }' "$f"
 		done
-	done | { echo "run round case guest ctxt user_ms sys_ms softirq_ms idle_ms"; cat; } \
+	done | { echo "run round case guest ctxt user_ms sys_ms softirq_ms idle_ms nic_tx nic_kicks"; cat; } \
 		>"$out/$k/guest-cpu.txt"
 	# And the host's side of each case (qemu_sample): per guest the
 	# CPU time of its QEMU's vCPU threads and of the rest, and the

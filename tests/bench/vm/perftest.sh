@@ -117,11 +117,17 @@ set_mtu() {
 # switches and the user, system, softirq and idle time (ms).  Tells a
 # driver that works in the receive softirq (rdma_rxe's tasklets up to
 # about 6.3) from one that hands work to kworkers (context switches).
+# And the virtio NIC's transmit queues (ethtool -S): packets sent and
+# kicks (notifications to the host), which batched transmit saves.
 cpu_stat() {
 	awk -v hz="$(getconf CLK_TCK)" '
 	$1 == "cpu" { printf "user_ms %.0f\nsys_ms %.0f\nsoftirq_ms %.0f\nidle_ms %.0f\n",
 		($2 + $3) * 1000 / hz, $4 * 1000 / hz, $8 * 1000 / hz, $5 * 1000 / hz }
 	$1 == "ctxt" { print "ctxt", $2 }' /proc/stat
+	ethtool -S "$SROCE_IF" 2>/dev/null | awk '
+	$1 ~ /^tx_queue_[0-9]+_packets:$/ { p += $2 }
+	$1 ~ /^tx_queue_[0-9]+_kicks:$/ { k += $2 }
+	END { print "nic_tx_packets", p + 0; print "nic_tx_kicks", k + 0 }'
 }
 
 # After a failure, the device's counters (retransmits, timeouts, NAKs,
