@@ -316,7 +316,7 @@ def check_params(all_docs):
 
 
 # A word that names a counter: rx_drop_*, tx_* or rx_* (not a file
-# name), or *_naks_sent / *_naks_rcvd.
+# name, nor a module parameter), or *_naks_sent / *_naks_rcvd.
 COUNTER_WORD = re.compile(r'(?<![\w/.-])((?:tx|rx)_[a-z0-9_]*[a-z0-9]|'
                           r'[a-z]+_naks_(?:sent|rcvd))\b(?![<.(/-])')
 
@@ -324,6 +324,7 @@ COUNTER_WORD = re.compile(r'(?<![\w/.-])((?:tx|rx)_[a-z0-9_]*[a-z0-9]|'
 def check_counters(all_docs):
     try:
         ctrs, prefix, reasons = counters()
+        params = module_params()
     except (OSError, SourceError) as e:
         report('counters (source)', [str(e)])
         return
@@ -363,7 +364,7 @@ def check_counters(all_docs):
                     f'drop reason of kernel/proto/drop.c')
     for rel, text, _ in all_docs:
         for m in COUNTER_WORD.finditer(text):
-            if m.group(1) not in ctrs:
+            if m.group(1) not in ctrs and m.group(1) not in params:
                 bad.add(f'{rel} names counter "{m.group(1)}", which does '
                         f'not exist')
     report('counters named in the docs exist', sorted(bad))
@@ -471,7 +472,7 @@ def check_man():
                         f'"{w.split("=")[0]}", which kernel/*.c does not '
                         f'have')
     for m in COUNTER_WORD.finditer(plain):
-        if m.group(1) not in ctrs:
+        if m.group(1) not in ctrs and m.group(1) not in params:
             bad.add(f'{MAN} names counter "{m.group(1)}", which does not '
                     f'exist')
     report(f'parameters and counters named in {MAN} exist', sorted(bad))
