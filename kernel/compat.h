@@ -444,4 +444,25 @@ static inline void sroce_skb_shared_frag(struct sk_buff *skb)
 #define SROCE_DEVICE_FLUSH		0ULL
 #endif
 
+/*
+ * A tc egress hook on @dev (clsact's mini-qdisc up to 6.5, tcx after) or
+ * a netfilter egress hook (5.16 on): __dev_queue_xmit() runs them, so
+ * direct transmit (net_direct.c) must not go past them.
+ */
+static inline bool sroce_dev_egress_hooked(const struct net_device *dev)
+{
+#if defined(SROCE_HAVE_TCX_EGRESS) && IS_ENABLED(CONFIG_NET_XGRESS)
+	if (rcu_access_pointer(dev->tcx_egress))
+		return true;
+#elif defined(SROCE_HAVE_MINIQ_EGRESS) && IS_ENABLED(CONFIG_NET_CLS_ACT)
+	if (rcu_access_pointer(dev->miniq_egress))
+		return true;
+#endif
+#if defined(SROCE_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+	if (rcu_access_pointer(dev->nf_hooks_egress))
+		return true;
+#endif
+	return false;
+}
+
 #endif /* SROCE_COMPAT_H */

@@ -51,6 +51,7 @@ static const char * const sroce_ctr_names[SROCE_CTR_MAX] = {
 	[SROCE_CTR_CQ_OVERFLOWS] = "cq_overflows",
 	[SROCE_CTR_TX_ROOM_WAITS] = "tx_room_waits",
 	[SROCE_CTR_TX_ZCOPY]	= "tx_zcopy_packets",
+	[SROCE_CTR_TX_DIRECT]	= "tx_direct_packets",
 	[SROCE_CTR_ODP_PAGE_FAULTS] = "odp_page_faults",
 	[SROCE_CTR_ODP_INVALIDATIONS] = "odp_invalidations",
 	[SROCE_CTR_ODP_PREFETCHES] = "odp_prefetches",

@@ -3,7 +3,8 @@
  * RoCEv2 on the wire: the receive path from the UDP 4791 sockets (sock.c)
  * (device lookup, ICRC, parse, hand-off to the QP) and the transmit
  * path (route, skb build with the payload copied or attached as page
- * fragments and the ICRC computed over it, IP output).
+ * fragments and the ICRC computed over it, IP output, or the driver
+ * directly through net_direct.c).
  * Documentation/net.rst explains every wire choice.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -554,6 +555,7 @@ static struct rtable *sroce_route4(struct sroce_dev *sdev,
 }
 
 static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
+		       struct sroce_net_burst *burst,
 		       const struct sroce_av *av, u16 src_port,
 		       struct sroce_route *route,
 		       const struct sroce_tx_pkt *pkt, u32 roce_len)
@@ -613,8 +615,9 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
-	return sroce_xmit_done(sdev, ip_local_out(net, NULL, skb), roce_len,
-			       &zc);
+	if (!sroce_direct_xmit4(sdev, burst, skb, rt, &err))
+		err = ip_local_out(net, NULL, skb);
+	return sroce_xmit_done(sdev, err, roce_len, &zc);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -637,6 +640,7 @@ static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
 }
 
 static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
+		       struct sroce_net_burst *burst,
 		       const struct sroce_av *av, u16 src_port,
 		       struct sroce_route *route,
 		       const struct sroce_tx_pkt *pkt, u32 roce_len)
@@ -706,14 +710,16 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IPV6);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
-	return sroce_xmit_done(sdev, ip6_local_out(net, NULL, skb), roce_len,
-			       &zc);
+	if (!sroce_direct_xmit6(sdev, burst, skb, dst, &err))
+		err = ip6_local_out(net, NULL, skb);
+	return sroce_xmit_done(sdev, err, roce_len, &zc);
 }
 #endif
 
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
-		   const struct sroce_av *av, u16 src_port,
-		   struct sroce_route *route, const struct sroce_tx_pkt *pkt)
+		   struct sroce_net_burst *burst, const struct sroce_av *av,
+		   u16 src_port, struct sroce_route *route,
+		   const struct sroce_tx_pkt *pkt)
 {
 	u32 roce_len = pkt->hdr_len + pkt->paylen + pkt->pad + SROCE_ICRC_LEN;
 
@@ -721,12 +727,12 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		return -EAGAIN;
 
 	if (av->family == AF_INET)
-		return sroce_xmit4(sdev, txq, av, src_port, route, pkt,
-				   roce_len);
+		return sroce_xmit4(sdev, txq, burst, av, src_port, route,
+				   pkt, roce_len);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->family == AF_INET6)
-		return sroce_xmit6(sdev, txq, av, src_port, route, pkt,
-				   roce_len);
+		return sroce_xmit6(sdev, txq, burst, av, src_port, route,
+				   pkt, roce_len);
 #endif
 	sroce_count(sdev, SROCE_CTR_TX_NO_ROUTE, 1);
 	return 0;

@@ -138,6 +138,8 @@ bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now)
 
 	kqp->sq_asked = false;
 	more = sroce_qp_kick(&kqp->core, budget, now);
+	/* Its packets leave before the timer is armed (net_direct.c). */
+	sroce_net_flush(kqp->sdev, &kqp->burst);
 	sroce_kqp_check_broken(kqp);
 	return more || (!kqp->sq_asked && kqp->sq_cons != cons &&
 			sroce_kqp_sq_has_more(kqp));
@@ -348,6 +350,8 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 		if (answer && !work_pending(&kqp->work))
 			more = sroce_kqp_kick(kqp, SROCE_KQP_RX_BUDGET,
 					      SROCE_NOW_LAZY);
+		else
+			sroce_net_flush(kqp->sdev, &kqp->burst);	/* an ACK */
 		/*
 		 * Only an ACK or response can unblock a requester that left
 		 * WQEs in the ring; a request cannot, so skip the ring read.
@@ -410,8 +414,8 @@ static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 	int err;
 
 	if (!sroce_kqp_is_ud(kqp)) {
-		err = sroce_net_xmit(sdev, kqp->txq, &kqp->av, kqp->src_port,
-				     &kqp->route, pkt);
+		err = sroce_net_xmit(sdev, kqp->txq, &kqp->burst, &kqp->av,
+				     kqp->src_port, &kqp->route, pkt);
 		goto out;
 	}
 	if (sroce_ah_get_av(sdev, kqp->ibqp.pd, pkt->ah, &av)) {
@@ -420,7 +424,7 @@ static int sroce_kqp_emit(void *ctx, const struct sroce_tx_pkt *pkt)
 	}
 	/* BTH bytes 5..7: DestQP; one source port per QP pair. */
 	dqpn = (u32)pkt->hdr[5] << 16 | (u32)pkt->hdr[6] << 8 | pkt->hdr[7];
-	err = sroce_net_xmit(sdev, kqp->txq, &av,
+	err = sroce_net_xmit(sdev, kqp->txq, &kqp->burst, &av,
 			     sroce_net_src_port(kqp->ibqp.qp_num, dqpn), NULL,
 			     pkt);
 out:

@@ -56,6 +56,7 @@ enum sroce_ctr {
 	SROCE_CTR_CQ_OVERFLOWS,	/* a CQ was full (or its cons impossible) */
 	SROCE_CTR_TX_ROOM_WAITS, /* a QP stopped for TX room (tx_room.c) */
 	SROCE_CTR_TX_ZCOPY,	/* sent with the payload as page fragments */
+	SROCE_CTR_TX_DIRECT,	/* handed to the driver by net_direct.c */
 	SROCE_CTR_ODP_PAGE_FAULTS,	/* ODP ranges faulted in (odp.c) */
 	SROCE_CTR_ODP_INVALIDATIONS,	/* MMU notifier calls on ODP MRs */
 	SROCE_CTR_ODP_PREFETCHES,	/* ibv_advise_mr() SGEs */
@@ -183,9 +184,22 @@ struct sroce_av {
  * while dst_check() accepts it.  Under the QP's lock, like every send.
  */
 struct dst_entry;
+struct rtable;
 struct sroce_route {
 	struct dst_entry	*dst;
 	u32			cookie;		/* IPv6: the FIB node's serial */
+};
+
+/*
+ * net_direct.c: a QP's packets for one device queue that the driver gets
+ * together: at the end of a kick, when the QP's lock is dropped, or when
+ * SROCE_NET_BURST are held.  Under the QP's lock, like every send.
+ */
+struct netdev_queue;
+struct sroce_net_burst {
+	struct sk_buff		*head, *tail;
+	struct netdev_queue	*txq;
+	unsigned int		n;
 };
 
 /*
@@ -601,6 +615,7 @@ struct sroce_kqp {
 	struct sroce_av		av;		/* RC/UC destination (IB_QP_AV) */
 	u16			src_port;	/* UDP source port, RC/UC */
 	struct sroce_route	route;		/* to @av; RC/UC only */
+	struct sroce_net_burst	burst;		/* sent at the unlock */
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
 	u64			retry_ns;	/* emit refused: kick again then */
 	struct sroce_txq	*txq;		/* tx_room.c */
@@ -695,16 +710,30 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
 			   const struct sroce_mem_ref *dst, u32 dst_off,
 			   u32 len);
 /*
- * Send @pkt to @av from UDP source port @src_port, charged to @txq.  Any
- * context (softirq included).  Returns 0 when sent, or dropped and
- * counted (the core's timers recover); -EAGAIN when @txq has no room
- * (the QP is woken when it has); -ENOBUFS when refused with nothing sent
- * (retry later).
+ * Send @pkt to @av from UDP source port @src_port, charged to @txq, held
+ * in @burst if it goes to the driver directly.  Any context (softirq
+ * included).  Returns 0 when sent, or dropped and counted (the core's
+ * timers recover); -EAGAIN when @txq has no room (the QP is woken when
+ * it has); -ENOBUFS when refused with nothing sent (retry later).
  */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
-		   const struct sroce_av *av, u16 src_port,
-		   struct sroce_route *route, const struct sroce_tx_pkt *pkt);
+		   struct sroce_net_burst *burst, const struct sroce_av *av,
+		   u16 src_port, struct sroce_route *route,
+		   const struct sroce_tx_pkt *pkt);
 void sroce_route_reset(struct sroce_route *route);
+/*
+ * net_direct.c: the IP output path of @skb, built by net.c with its route
+ * attached, handing it to the driver directly where nothing in the qdisc
+ * layer would act on it; with @burst, together with the packets after it
+ * (sroce_net_flush()).  True with ip_local_out()'s result in @rc; false:
+ * the caller sends it through the stack.
+ */
+bool sroce_direct_xmit4(struct sroce_dev *sdev, struct sroce_net_burst *burst,
+			struct sk_buff *skb, struct rtable *rt, int *rc);
+bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
+			struct sk_buff *skb, struct dst_entry *dst, int *rc);
+/* Hand @burst's packets to the driver now.  Under the QP's lock. */
+void sroce_net_flush(struct sroce_dev *sdev, struct sroce_net_burst *burst);
 /* RoCEv2 annex A17.3.2: 0xC000 | a 14-bit hash of the QP pair. */
 u16 sroce_net_src_port(u32 lqpn, u32 rqpn);
 

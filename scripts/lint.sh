@@ -109,6 +109,9 @@ for f in "${files[@]}"; do
 	# from one constant flags argument: no side effects, and no function
 	# can stand in for it there.
 	[[ $f == */proto/opcode.c ]] && ignore=--ignore=MACRO_ARG_REUSE
+	# net_direct.c reads the kernel's struct Qdisc: --no-tree cannot see
+	# include/ declare it, so checkpatch takes it for our CamelCase.
+	[[ $f == */net_direct.c ]] && ignore=--ignore=CAMELCASE
 	# Clean means exit 0 and no finding (--terse prints one line each).
 	if out=$(perl "$cpdir/checkpatch.pl" --no-tree --strict --terse \
 			--show-types $ignore -f "$f" 2>&1) &&

@@ -7,7 +7,8 @@
 # egresses: the RC QPs must have recovered (retransmits, timeouts or NAKs
 # counted), and the counts survive the QPs, which are gone when read.
 # The clean half also checks zero-copy transmit: its packets are counted
-# and pass the peer's ICRC check.
+# and pass the peer's ICRC check; and direct transmit: taken on a plain
+# wire, seen by a packet tap, never past the lossy half's netem.
 #
 # The lossy half runs tests/vm/verbs/integrity.c, not ibv_rc_pingpong.
 # The pingpong server exits as soon as its own last SEND is acknowledged;
@@ -28,9 +29,20 @@ moved() {
 	sroce_ctr_moved "$SROCE_OUT/c0" "$SROCE_OUT/c1" "$1"
 }
 
+# A packet tap (tcpdump's kind) must see every packet sent, however it
+# left (net_direct.c feeds the taps itself).
+tap=$SROCE_OUT/tap
+rm -f "$tap.ready" "$tap.stop"
+python3 "$SROCE_TOP/tests/vm/datapath/net-tap.py" "$SROCE_IF" "$tap.ready" "$tap.stop" >"$tap.out" &
+tap_pid=$!
+for ((i = 0; i < 300; i++)); do [[ -e $tap.ready ]] && break; sleep 0.1; done
+[[ -e $tap.ready ]] || fail "the packet tap did not start"
 sroce_ctrs "$DEV" >"$SROCE_OUT/c0"
 pingpong rc cnt-clean 18900 "$G4" 100 4500
 sroce_ctrs "$DEV" >"$SROCE_OUT/c1"
+touch "$tap.stop"
+wait "$tap_pid" || fail "the packet tap failed"
+read -r tapped tap_drops <"$tap.out"
 tx=$(moved tx_packets)
 rx=$(moved rx_packets)
 drop=$(moved 'rx_drop_.*')
@@ -58,6 +70,15 @@ off) ((zc == 0)) || fail "$zc packets sent as page fragments to $SROCE_IF, which
 *) fail "cannot read $SROCE_IF's scatter-gather feature (ethtool -k)" ;;
 esac
 ((bad == 0)) || fail "$bad packets dropped here for a bad ICRC"
+# Nothing on this wire acts on our packets (no netfilter rule, tc filter
+# or qdisc of our own): they go to the driver directly (net_direct.c),
+# bar a few the qdisc held while the driver's queue was full.
+direct=$(moved tx_direct_packets)
+log "no loss: $direct of $tx packets handed to the driver directly"
+((direct * 2 > tx)) || fail "only $direct of $tx packets sent directly (tx_direct=$(cat /sys/module/sroce/parameters/tx_direct), qdisc $(tc qdisc show dev "$SROCE_IF" | head -1))"
+log "no loss: a packet tap saw $tapped of $tx packets sent ($tap_drops dropped by its socket)"
+((tap_drops == 0)) || fail "the tap's socket dropped $tap_drops frames"
+((tapped == tx)) || fail "a packet tap saw $tapped of the $tx packets sent"
 sroce_barrier clean.checked
 
 tc qdisc add dev "$SROCE_IF" root netem loss 5%
@@ -65,6 +86,9 @@ integrity_pair cnt-loss 180 18901 4 --seed 7 --qps 1 --ops 100 --bytes 256K --ma
 tc qdisc del dev "$SROCE_IF" root
 sroce_ctrs "$DEV" >"$SROCE_OUT/c2"
 rec=$(sroce_ctr_moved "$SROCE_OUT/c1" "$SROCE_OUT/c2" 'retransmits|timeouts|seq_naks_rcvd|duplicate_requests')
+# netem is a qdisc of our own: every packet must have gone through it.
+ndirect=$(sroce_ctr_moved "$SROCE_OUT/c1" "$SROCE_OUT/c2" tx_direct_packets)
+((ndirect == 0)) || fail "$ndirect packets sent past netem directly"
 sroce_put loss "$rec"
 prec=$(sroce_get loss)
 log "5 % loss: recovery events here $rec, peer $prec ($(grep -E '^(retransmits|timeouts|seq_naks|duplicate)' "$SROCE_OUT/c2" | tr '\n' ' '))"

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Direct transmit: the IP output path of a RoCE packet net.c has built,
+ * route and IP header included, without the steps that have nothing to do
+ * for it.  The netfilter hooks run as in ip_local_out() and the neighbour
+ * supplies the link header; then, where the device queue is idle, a QP's
+ * packets go to the driver in bursts with xmit_more, past
+ * __dev_queue_xmit() and its qdisc, so that the device is notified once
+ * per burst.  Documentation/net.rst, "Direct transmit", lists each case
+ * that goes the stack's way instead.
+ *
+ * A NIC's RoCE engine skips the host's stack altogether; here only what
+ * nothing is configured to use is skipped: netfilter rules, tc filters,
+ * a qdisc attached with tc (netem, tbf), IPsec, lightweight tunnels and
+ * VRFs see every packet as before.
+ */
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/skbuff.h>
+#include <net/dst.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ndisc.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <net/sch_generic.h>
+
+#include "sroce.h"
+
+static bool tx_direct = true;
+module_param(tx_direct, bool, 0644);
+MODULE_PARM_DESC(tx_direct, "Hand packets to the driver in bursts, past the qdisc, when no tc hook or qdisc of the admin's would see them");
+
+/*
+ * The queue's qdisc is the one the kernel attached by itself (noqueue,
+ * or the default one, fq_codel or pfifo_fast) and holds nothing: it would
+ * pass the packet on at once.  One attached with tc is never skipped, and
+ * a non-empty one keeps this QP's packets in order behind its own.
+ */
+static bool sroce_qdisc_idle(const struct Qdisc *q)
+{
+	if (!q->enqueue)
+		return true;
+	if (q->ops != default_qdisc_ops && q->ops != &pfifo_fast_ops)
+		return false;
+	return qdisc_is_empty(q);
+}
+
+/*
+ * Packets of one burst at most: the first waits for the others to be
+ * built, and the driver's ring and the device's TX room
+ * (SROCE_TX_ROOM_HIGH) are shared with the other QPs.
+ */
+#define SROCE_NET_BURST		16
+
+/*
+ * @skb, a list of packets for @txq, to its driver under one lock, with
+ * xmit_more on all but the last, so that it notifies the device once
+ * (virtio-net: one kick).  Taps such as tcpdump see each one first.
+ * Whatever a stopped queue or the driver does not take goes to the qdisc,
+ * which holds it, and the packets after it while it is not empty.
+ */
+static int sroce_direct_run(struct sroce_dev *sdev, struct netdev_queue *txq,
+			    struct sk_buff *skb)
+{
+	struct net_device *dev = txq->dev;
+	netdev_tx_t rc = NETDEV_TX_OK;
+	unsigned int sent = 0;
+	struct sk_buff *next;
+
+	HARD_TX_LOCK(dev, txq, smp_processor_id());
+	for (; skb; skb = next) {
+		if (netif_xmit_frozen_or_drv_stopped(txq))
+			break;
+		next = skb->next;
+		skb_mark_not_on_list(skb);
+		if (dev_nit_active(dev))
+			dev_queue_xmit_nit(skb, dev);
+		rc = netdev_start_xmit(skb, dev, txq, !!next);
+		if (!dev_xmit_complete(rc)) {
+			skb->next = next;
+			break;
+		}
+		sent++;
+	}
+	HARD_TX_UNLOCK(dev, txq);
+	if (sdev && sent)
+		sroce_count(sdev, SROCE_CTR_TX_DIRECT, sent);
+	for (; skb; skb = next) {
+		next = skb->next;
+		skb_mark_not_on_list(skb);
+		rc = dev_queue_xmit(skb);
+	}
+	return rc;
+}
+
+void sroce_net_flush(struct sroce_dev *sdev, struct sroce_net_burst *burst)
+{
+	struct sk_buff *skb = burst ? burst->head : NULL;
+
+	if (!skb)
+		return;
+	burst->head = NULL;
+	burst->n = 0;
+	sroce_direct_run(sdev, burst->txq, skb);
+}
+
+/*
+ * The device layer's turn, @skb complete with its link header.  The queue
+ * is chosen per QP pair (the UDP source port), so one QP's packets never
+ * race each other on two queues.  dev_queue_xmit() takes the packet when
+ * a tc or netfilter egress hook or a busy qdisc is there, or when the
+ * driver chooses queues itself.  With @burst the packet joins it (after
+ * the packets already there for another queue have gone), else it goes
+ * at once.  A packet that goes any other way than into @burst sends the
+ * burst first, here and in every caller: one QP's packets stay in order.
+ * Returns the NET_XMIT code, success for a packet held.
+ */
+static int sroce_direct_send(struct sroce_dev *sdev,
+			     struct sroce_net_burst *burst, struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+	struct netdev_queue *txq;
+	bool again = false;
+	u16 qi = 0;
+
+	if (dev->real_num_tx_queues > 1)
+		qi = ntohs(udp_hdr(skb)->source) % dev->real_num_tx_queues;
+	txq = netdev_get_tx_queue(dev, qi);
+	if (burst && burst->head && burst->txq != txq)
+		sroce_net_flush(sdev, burst);
+	/* A packet behind a held burst follows it; the qdisc is not ahead. */
+	if (dev->netdev_ops->ndo_select_queue || sroce_dev_egress_hooked(dev) ||
+	    ((!burst || !burst->head) && !sroce_qdisc_idle(rcu_dereference_bh(txq->qdisc)))) {
+		sroce_net_flush(sdev, burst);
+		return dev_queue_xmit(skb);
+	}
+	skb_set_queue_mapping(skb, qi);
+	if (dev->priv_flags & IFF_XMIT_DST_RELEASE)
+		skb_dst_drop(skb);
+	else
+		skb_dst_force(skb);
+	/* Checksum, fragment and feature fix-ups the driver may need. */
+	skb = validate_xmit_skb_list(skb, dev, &again);
+	if (!skb)
+		return NET_XMIT_DROP;
+	if (!burst)
+		return sroce_direct_run(sdev, txq, skb);
+	if (burst->head)
+		burst->tail->next = skb;
+	else
+		burst->head = skb;
+	burst->tail = skb;
+	burst->txq = txq;
+	if (++burst->n == SROCE_NET_BURST)
+		sroce_net_flush(sdev, burst);
+	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * The neighbour's cached link header, pushed onto @skb as
+ * neigh_hh_output() does; false if it is not resolved or not cached.
+ */
+static bool sroce_direct_push_hh(struct sk_buff *skb, struct neighbour *n)
+{
+	struct hh_cache *hh = &n->hh;
+	unsigned int seq, hh_len, hh_alen;
+
+	if (!(READ_ONCE(n->nud_state) & NUD_CONNECTED))
+		return false;
+	do {
+		seq = read_seqbegin(&hh->hh_lock);
+		hh_len = READ_ONCE(hh->hh_len);
+		if (!hh_len)
+			return false;
+		hh_alen = HH_DATA_ALIGN(hh_len);
+		if (hh_alen > sizeof(hh->hh_data) ||
+		    skb_headroom(skb) < hh_alen)
+			return false;
+		memcpy(skb->data - hh_alen, hh->hh_data, hh_alen);
+	} while (read_seqretry(&hh->hh_lock, seq));
+	__skb_push(skb, hh_len);
+	skb_reset_mac_header(skb);
+	return true;
+}
+
+/*
+ * After the POST_ROUTING hooks, as ip_finish_output2() and
+ * ip6_finish_output2(): a neighbour that is not resolved or cached goes
+ * through neigh_output(), which resolves it and queues the packet.
+ * @sdev NULL: a packet a hook queued and gave back later, not counted.
+ */
+static int sroce_direct_neigh(struct sroce_dev *sdev,
+			      struct sroce_net_burst *burst, struct sk_buff *skb,
+			      struct neighbour *n, bool v6gw)
+{
+	if (IS_ERR_OR_NULL(n)) {
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	if (v6gw || !sroce_direct_push_hh(skb, n)) {
+		sroce_net_flush(sdev, burst);
+		return neigh_output(n, skb, v6gw);
+	}
+	return sroce_direct_send(sdev, burst, skb);
+}
+
+static int sroce_direct_finish4(struct sroce_dev *sdev,
+				struct sroce_net_burst *burst,
+				struct sk_buff *skb)
+{
+	bool v6gw = false;
+
+	return sroce_direct_neigh(sdev, burst, skb,
+				  ip_neigh_for_gw(skb_rtable(skb), skb, &v6gw),
+				  v6gw);
+}
+
+/* okfn of a packet a POST_ROUTING hook queued and gave back. */
+static int sroce_direct_late4(struct net *net, struct sock *sk,
+			      struct sk_buff *skb)
+{
+	int rc;
+
+	rcu_read_lock_bh();
+	rc = sroce_direct_finish4(NULL, NULL, skb);
+	rcu_read_unlock_bh();
+	return rc;
+}
+
+/*
+ * The IP output path's conditions: the QP's own netdev, a plain unicast
+ * route (no IPsec, lightweight tunnel or VRF, which have their own output
+ * functions), and a packet within the route's MTU (the stack refuses
+ * larger ones with DF set; a RoCE packet is never fragmented).
+ */
+static bool sroce_direct_route_ok(const struct sroce_dev *sdev,
+				  const struct sk_buff *skb,
+				  const struct dst_entry *dst)
+{
+	return dst->dev == sdev->ndev && !netif_is_l3_slave(dst->dev) &&
+	       !dst_xfrm(dst) && !dst->lwtstate &&
+	       skb->len <= dst_mtu(dst);
+}
+
+/*
+ * @skb: built by net.c, its IPv4 header complete but for the checksum,
+ * @rt attached.  True if its way out was taken here, with the NET_XMIT
+ * code (or a netfilter verdict's errno) in @rc; false: send it through
+ * ip_local_out(), @skb unchanged.
+ */
+bool sroce_direct_xmit4(struct sroce_dev *sdev, struct sroce_net_burst *burst,
+			struct sk_buff *skb, struct rtable *rt, int *rc)
+{
+	struct net_device *dev = rt->dst.dev;
+	struct net *net = dev_net(dev);
+
+	if (!READ_ONCE(tx_direct) || rt->rt_type != RTN_UNICAST ||
+	    !sroce_direct_route_ok(sdev, skb, &rt->dst)) {
+		sroce_net_flush(sdev, burst);
+		return false;
+	}
+	ip_send_check(ip_hdr(skb));
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = dev;
+	rcu_read_lock_bh();
+	/* __ip_local_out(), then ip_output(): a hook may drop or queue. */
+	*rc = nf_hook(NFPROTO_IPV4, NF_INET_LOCAL_OUT, net, NULL, skb, NULL,
+		      dev, dst_output);
+	if (*rc != 1)
+		goto out;
+	if (skb_dst(skb) != &rt->dst) {
+		/* A hook routed it again (mangle, NAT): the stack's way. */
+		sroce_net_flush(sdev, burst);
+		*rc = dst_output(net, NULL, skb);
+		goto out;
+	}
+	*rc = nf_hook(NFPROTO_IPV4, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
+		      dev, sroce_direct_late4);
+	if (*rc == 1)
+		*rc = sroce_direct_finish4(sdev, burst, skb);
+out:
+	rcu_read_unlock_bh();
+	return true;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int sroce_direct_finish6(struct sroce_dev *sdev,
+				struct sroce_net_burst *burst,
+				struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	const struct in6_addr *nh;
+	struct neighbour *n;
+
+	nh = rt6_nexthop(container_of(dst, struct rt6_info, dst),
+			 &ipv6_hdr(skb)->daddr);
+	n = __ipv6_neigh_lookup_noref(dst->dev, nh);
+	if (!n)
+		n = __neigh_create(&nd_tbl, nh, dst->dev, false);
+	return sroce_direct_neigh(sdev, burst, skb, n, false);
+}
+
+static int sroce_direct_late6(struct net *net, struct sock *sk,
+			      struct sk_buff *skb)
+{
+	int rc;
+
+	rcu_read_lock_bh();
+	rc = sroce_direct_finish6(NULL, NULL, skb);
+	rcu_read_unlock_bh();
+	return rc;
+}
+
+/* As sroce_direct_xmit4(), for a complete IPv6 packet, @dst attached. */
+bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
+			struct sk_buff *skb, struct dst_entry *dst, int *rc)
+{
+	struct net_device *dev = dst->dev;
+	struct net *net = dev_net(dev);
+
+	if (!READ_ONCE(tx_direct) ||
+	    ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr) ||
+	    !sroce_direct_route_ok(sdev, skb, dst)) {
+		sroce_net_flush(sdev, burst);
+		return false;
+	}
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->dev = dev;
+	rcu_read_lock_bh();
+	*rc = nf_hook(NFPROTO_IPV6, NF_INET_LOCAL_OUT, net, NULL, skb, NULL,
+		      dev, dst_output);
+	if (*rc != 1)
+		goto out;
+	if (skb_dst(skb) != dst) {
+		sroce_net_flush(sdev, burst);
+		*rc = dst_output(net, NULL, skb);
+		goto out;
+	}
+	*rc = nf_hook(NFPROTO_IPV6, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
+		      dev, sroce_direct_late6);
+	if (*rc == 1)
+		*rc = sroce_direct_finish6(sdev, burst, skb);
+out:
+	rcu_read_unlock_bh();
+	return true;
+}
+#endif
