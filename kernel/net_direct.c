@@ -34,16 +34,19 @@ module_param(tx_direct, bool, 0644);
 MODULE_PARM_DESC(tx_direct, "Hand packets to the driver in bursts, past the qdisc, when no tc hook or qdisc of the admin's would see them");
 
 /*
- * The queue's qdisc is the one the kernel attached by itself (noqueue,
- * or the default one, fq_codel or pfifo_fast) and holds nothing: it would
- * pass the packet on at once.  One attached with tc is never skipped, and
- * a non-empty one keeps this QP's packets in order behind its own.
+ * The queue's qdisc is one the kernel attached by itself (noqueue, or the
+ * default one, fq_codel or pfifo_fast, with handle 0: tc always gives a
+ * qdisc a major number) and holds nothing: it would pass the packet on at
+ * once.  One attached with tc is never skipped, not even of the default's
+ * kind, and a non-empty one keeps this QP's packets in order behind its
+ * own.  A device that is down has noop_qdisc, which drops.
  */
 static bool sroce_qdisc_idle(const struct Qdisc *q)
 {
 	if (!q->enqueue)
 		return true;
-	if (q->ops != default_qdisc_ops && q->ops != &pfifo_fast_ops)
+	if (TC_H_MAJ(q->handle) ||
+	    (q->ops != default_qdisc_ops && q->ops != &pfifo_fast_ops))
 		return false;
 	return qdisc_is_empty(q);
 }
@@ -72,7 +75,8 @@ static int sroce_direct_run(struct sroce_dev *sdev, struct netdev_queue *txq,
 
 	HARD_TX_LOCK(dev, txq, smp_processor_id());
 	for (; skb; skb = next) {
-		if (netif_xmit_frozen_or_drv_stopped(txq))
+		/* Stopped by the driver or by its byte queue limit (BQL). */
+		if (netif_xmit_frozen_or_stopped(txq))
 			break;
 		next = skb->next;
 		skb_mark_not_on_list(skb);
@@ -109,14 +113,16 @@ void sroce_net_flush(struct sroce_dev *sdev, struct sroce_net_burst *burst)
 
 /*
  * The device layer's turn, @skb complete with its link header.  The queue
- * is chosen per QP pair (the UDP source port), so one QP's packets never
- * race each other on two queues.  dev_queue_xmit() takes the packet when
- * a tc or netfilter egress hook or a busy qdisc is there, or when the
- * driver chooses queues itself.  With @burst the packet joins it (after
- * the packets already there for another queue have gone), else it goes
- * at once.  A packet that goes any other way than into @burst sends the
- * burst first, here and in every caller: one QP's packets stay in order.
- * Returns the NET_XMIT code, success for a packet held.
+ * is the one dev_queue_xmit() would pick on this CPU (netdev_pick_tx():
+ * XPS, else the flow hash), so a packet that falls back to it meets the
+ * same qdisc.  dev_queue_xmit() takes the packet when a tc or netfilter
+ * egress hook, traffic classes (mqprio, DCB: their priority to queue map)
+ * or a busy qdisc is there, or when the driver chooses queues itself.
+ * With @burst the packet joins it (after the packets already there for
+ * another queue have gone), else it goes at once.  A packet that goes
+ * any other way than into @burst sends the burst first, here and in every
+ * caller: one QP's packets stay in order.  Returns the NET_XMIT code,
+ * success for a packet held.
  */
 static int sroce_direct_send(struct sroce_dev *sdev,
 			     struct sroce_net_burst *burst, struct sk_buff *skb)
@@ -126,14 +132,19 @@ static int sroce_direct_send(struct sroce_dev *sdev,
 	bool again = false;
 	u16 qi = 0;
 
+	if (dev->netdev_ops->ndo_select_queue || netdev_get_num_tc(dev) ||
+	    sroce_dev_egress_hooked(dev)) {
+		sroce_net_flush(sdev, burst);
+		return dev_queue_xmit(skb);
+	}
 	if (dev->real_num_tx_queues > 1)
-		qi = ntohs(udp_hdr(skb)->source) % dev->real_num_tx_queues;
+		qi = netdev_pick_tx(dev, skb, NULL);
 	txq = netdev_get_tx_queue(dev, qi);
 	if (burst && burst->head && burst->txq != txq)
 		sroce_net_flush(sdev, burst);
 	/* A packet behind a held burst follows it; the qdisc is not ahead. */
-	if (dev->netdev_ops->ndo_select_queue || sroce_dev_egress_hooked(dev) ||
-	    ((!burst || !burst->head) && !sroce_qdisc_idle(rcu_dereference_bh(txq->qdisc)))) {
+	if ((!burst || !burst->head) &&
+	    !sroce_qdisc_idle(rcu_dereference_bh(txq->qdisc))) {
 		sroce_net_flush(sdev, burst);
 		return dev_queue_xmit(skb);
 	}
@@ -153,6 +164,8 @@ static int sroce_direct_send(struct sroce_dev *sdev,
 	else
 		burst->head = skb;
 	burst->tail = skb;
+	while (burst->tail->next)	/* segments, were it ever GSO */
+		burst->tail = burst->tail->next;
 	burst->txq = txq;
 	if (++burst->n == SROCE_NET_BURST)
 		sroce_net_flush(sdev, burst);
@@ -197,8 +210,9 @@ static int sroce_direct_neigh(struct sroce_dev *sdev,
 			      struct neighbour *n, bool v6gw)
 {
 	if (IS_ERR_OR_NULL(n)) {
+		/* Dropped, as ip_finish_output2() does; the timers recover. */
 		kfree_skb(skb);
-		return NET_XMIT_DROP;
+		return -EINVAL;
 	}
 	if (v6gw || !sroce_direct_push_hh(skb, n)) {
 		sroce_net_flush(sdev, burst);
@@ -207,18 +221,32 @@ static int sroce_direct_neigh(struct sroce_dev *sdev,
 	return sroce_direct_send(sdev, burst, skb);
 }
 
+/*
+ * After POST_ROUTING, as __ip_finish_output(): a source NAT whose policy
+ * lookup found IPsec gave the packet an xfrm route, which the stack's
+ * output takes from here.  The same in sroce_direct_finish6().
+ */
 static int sroce_direct_finish4(struct sroce_dev *sdev,
 				struct sroce_net_burst *burst,
 				struct sk_buff *skb)
 {
 	bool v6gw = false;
 
+	if (unlikely(dst_xfrm(skb_dst(skb)))) {
+		sroce_net_flush(sdev, burst);
+		IPCB(skb)->flags |= IPSKB_REROUTED;
+		return dst_output(dev_net(skb->dev), NULL, skb);
+	}
 	return sroce_direct_neigh(sdev, burst, skb,
 				  ip_neigh_for_gw(skb_rtable(skb), skb, &v6gw),
 				  v6gw);
 }
 
-/* okfn of a packet a POST_ROUTING hook queued and gave back. */
+/*
+ * okfn of a packet a POST_ROUTING hook queued and gave back.  Module
+ * exit waits for every packet charged to a device (tx_room.c), this one
+ * too, so the function outlives the packets that point to it.
+ */
 static int sroce_direct_late4(struct net *net, struct sock *sk,
 			      struct sk_buff *skb)
 {
@@ -277,6 +305,8 @@ bool sroce_direct_xmit4(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 		*rc = dst_output(net, NULL, skb);
 		goto out;
 	}
+	/* ip_output() from here. */
+	IP_UPD_PO_STATS(net, IPSTATS_MIB_OUT, skb->len);
 	*rc = nf_hook(NFPROTO_IPV4, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
 		      dev, sroce_direct_late4);
 	if (*rc == 1)
@@ -295,6 +325,11 @@ static int sroce_direct_finish6(struct sroce_dev *sdev,
 	const struct in6_addr *nh;
 	struct neighbour *n;
 
+	if (unlikely(dst_xfrm(dst))) {
+		sroce_net_flush(sdev, burst);
+		IP6CB(skb)->flags |= IP6SKB_REROUTED;
+		return dst_output(dev_net(skb->dev), NULL, skb);
+	}
 	nh = rt6_nexthop(container_of(dst, struct rt6_info, dst),
 			 &ipv6_hdr(skb)->daddr);
 	n = __ipv6_neigh_lookup_noref(dst->dev, nh);
@@ -318,10 +353,13 @@ static int sroce_direct_late6(struct net *net, struct sock *sk,
 bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 			struct sk_buff *skb, struct dst_entry *dst, int *rc)
 {
+	struct inet6_dev *idev = ip6_dst_idev(dst);
 	struct net_device *dev = dst->dev;
 	struct net *net = dev_net(dev);
 
-	if (!READ_ONCE(tx_direct) ||
+	/* IPv6 turned off on the device: ip6_output() drops it. */
+	if (!READ_ONCE(tx_direct) || !idev ||
+	    READ_ONCE(idev->cnf.disable_ipv6) ||
 	    ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr) ||
 	    !sroce_direct_route_ok(sdev, skb, dst)) {
 		sroce_net_flush(sdev, burst);
@@ -339,6 +377,7 @@ bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 		*rc = dst_output(net, NULL, skb);
 		goto out;
 	}
+	IP6_UPD_PO_STATS(net, idev, IPSTATS_MIB_OUT, skb->len);
 	*rc = nf_hook(NFPROTO_IPV6, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
 		      dev, sroce_direct_late6);
 	if (*rc == 1)
