@@ -242,18 +242,95 @@ static int sroce_direct_finish4(struct sroce_dev *sdev,
 				  v6gw);
 }
 
+#if IS_ENABLED(CONFIG_IPV6)
+static int sroce_direct_finish6(struct sroce_dev *sdev,
+				struct sroce_net_burst *burst,
+				struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	const struct in6_addr *nh;
+	struct neighbour *n;
+
+	if (unlikely(dst_xfrm(dst))) {
+		sroce_net_flush(sdev, burst);
+		IP6CB(skb)->flags |= IP6SKB_REROUTED;
+		return dst_output(dev_net(skb->dev), NULL, skb);
+	}
+	nh = rt6_nexthop(container_of(dst, struct rt6_info, dst),
+			 &ipv6_hdr(skb)->daddr);
+	n = __ipv6_neigh_lookup_noref(dst->dev, nh);
+	if (!n)
+		n = __neigh_create(&nd_tbl, nh, dst->dev, false);
+	return sroce_direct_neigh(sdev, burst, skb, n, false);
+}
+#endif
+
+static int sroce_direct_finish(struct sroce_dev *sdev,
+			       struct sroce_net_burst *burst,
+			       struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return sroce_direct_finish6(sdev, burst, skb);
+#endif
+	return sroce_direct_finish4(sdev, burst, skb);
+}
+
 /*
  * okfn of a packet a POST_ROUTING hook queued and gave back.  Module
  * exit waits for every packet charged to a device (tx_room.c), this one
  * too, so the function outlives the packets that point to it.
  */
-static int sroce_direct_late4(struct net *net, struct sock *sk,
-			      struct sk_buff *skb)
+static int sroce_direct_late(struct net *net, struct sock *sk,
+			     struct sk_buff *skb)
 {
 	int rc;
 
 	rcu_read_lock_bh();
-	rc = sroce_direct_finish4(NULL, NULL, skb);
+	rc = sroce_direct_finish(NULL, NULL, skb);
+	rcu_read_unlock_bh();
+	return rc;
+}
+
+/*
+ * ip_local_out() and then ip_output() for @skb of protocol family @pf
+ * (ip6_local_out() and ip6_output()): each netfilter hook may drop,
+ * queue or reroute the packet, and what it queues or reroutes continues
+ * the stack's way.  Returns the NET_XMIT code or a hook's errno.
+ */
+static int sroce_direct_output(struct sroce_dev *sdev,
+			       struct sroce_net_burst *burst,
+			       struct sk_buff *skb, u8 pf)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct net_device *dev = dst->dev;
+	struct net *net = dev_net(dev);
+	int rc;
+
+	skb->dev = dev;
+	rcu_read_lock_bh();
+	rc = nf_hook(pf, NF_INET_LOCAL_OUT, net, NULL, skb, NULL, dev,
+		     dst_output);
+	if (rc != 1)
+		goto out;
+	if (skb_dst(skb) != dst) {
+		/* A hook routed it again (mangle, NAT): the stack's way. */
+		sroce_net_flush(sdev, burst);
+		rc = dst_output(net, NULL, skb);
+		goto out;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (pf == NFPROTO_IPV6)
+		IP6_UPD_PO_STATS(net, ip6_dst_idev(dst), IPSTATS_MIB_OUT,
+				 skb->len);
+	else
+#endif
+		IP_UPD_PO_STATS(net, IPSTATS_MIB_OUT, skb->len);
+	rc = nf_hook(pf, NF_INET_POST_ROUTING, net, NULL, skb, NULL, dev,
+		     sroce_direct_late);
+	if (rc == 1)
+		rc = sroce_direct_finish(sdev, burst, skb);
+out:
 	rcu_read_unlock_bh();
 	return rc;
 }
@@ -282,9 +359,6 @@ static bool sroce_direct_route_ok(const struct sroce_dev *sdev,
 bool sroce_direct_xmit4(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 			struct sk_buff *skb, struct rtable *rt, int *rc)
 {
-	struct net_device *dev = rt->dst.dev;
-	struct net *net = dev_net(dev);
-
 	if (!READ_ONCE(tx_direct) || rt->rt_type != RTN_UNICAST ||
 	    !sroce_direct_route_ok(sdev, skb, &rt->dst)) {
 		sroce_net_flush(sdev, burst);
@@ -292,70 +366,16 @@ bool sroce_direct_xmit4(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 	}
 	ip_send_check(ip_hdr(skb));
 	skb->protocol = htons(ETH_P_IP);
-	skb->dev = dev;
-	rcu_read_lock_bh();
-	/* __ip_local_out(), then ip_output(): a hook may drop or queue. */
-	*rc = nf_hook(NFPROTO_IPV4, NF_INET_LOCAL_OUT, net, NULL, skb, NULL,
-		      dev, dst_output);
-	if (*rc != 1)
-		goto out;
-	if (skb_dst(skb) != &rt->dst) {
-		/* A hook routed it again (mangle, NAT): the stack's way. */
-		sroce_net_flush(sdev, burst);
-		*rc = dst_output(net, NULL, skb);
-		goto out;
-	}
-	/* ip_output() from here. */
-	IP_UPD_PO_STATS(net, IPSTATS_MIB_OUT, skb->len);
-	*rc = nf_hook(NFPROTO_IPV4, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
-		      dev, sroce_direct_late4);
-	if (*rc == 1)
-		*rc = sroce_direct_finish4(sdev, burst, skb);
-out:
-	rcu_read_unlock_bh();
+	*rc = sroce_direct_output(sdev, burst, skb, NFPROTO_IPV4);
 	return true;
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static int sroce_direct_finish6(struct sroce_dev *sdev,
-				struct sroce_net_burst *burst,
-				struct sk_buff *skb)
-{
-	struct dst_entry *dst = skb_dst(skb);
-	const struct in6_addr *nh;
-	struct neighbour *n;
-
-	if (unlikely(dst_xfrm(dst))) {
-		sroce_net_flush(sdev, burst);
-		IP6CB(skb)->flags |= IP6SKB_REROUTED;
-		return dst_output(dev_net(skb->dev), NULL, skb);
-	}
-	nh = rt6_nexthop(container_of(dst, struct rt6_info, dst),
-			 &ipv6_hdr(skb)->daddr);
-	n = __ipv6_neigh_lookup_noref(dst->dev, nh);
-	if (!n)
-		n = __neigh_create(&nd_tbl, nh, dst->dev, false);
-	return sroce_direct_neigh(sdev, burst, skb, n, false);
-}
-
-static int sroce_direct_late6(struct net *net, struct sock *sk,
-			      struct sk_buff *skb)
-{
-	int rc;
-
-	rcu_read_lock_bh();
-	rc = sroce_direct_finish6(NULL, NULL, skb);
-	rcu_read_unlock_bh();
-	return rc;
-}
-
 /* As sroce_direct_xmit4(), for a complete IPv6 packet, @dst attached. */
 bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 			struct sk_buff *skb, struct dst_entry *dst, int *rc)
 {
 	struct inet6_dev *idev = ip6_dst_idev(dst);
-	struct net_device *dev = dst->dev;
-	struct net *net = dev_net(dev);
 
 	/* IPv6 turned off on the device: ip6_output() drops it. */
 	if (!READ_ONCE(tx_direct) || !idev ||
@@ -366,24 +386,7 @@ bool sroce_direct_xmit6(struct sroce_dev *sdev, struct sroce_net_burst *burst,
 		return false;
 	}
 	skb->protocol = htons(ETH_P_IPV6);
-	skb->dev = dev;
-	rcu_read_lock_bh();
-	*rc = nf_hook(NFPROTO_IPV6, NF_INET_LOCAL_OUT, net, NULL, skb, NULL,
-		      dev, dst_output);
-	if (*rc != 1)
-		goto out;
-	if (skb_dst(skb) != dst) {
-		sroce_net_flush(sdev, burst);
-		*rc = dst_output(net, NULL, skb);
-		goto out;
-	}
-	IP6_UPD_PO_STATS(net, idev, IPSTATS_MIB_OUT, skb->len);
-	*rc = nf_hook(NFPROTO_IPV6, NF_INET_POST_ROUTING, net, NULL, skb, NULL,
-		      dev, sroce_direct_late6);
-	if (*rc == 1)
-		*rc = sroce_direct_finish6(sdev, burst, skb);
-out:
-	rcu_read_unlock_bh();
+	*rc = sroce_direct_output(sdev, burst, skb, NFPROTO_IPV6);
 	return true;
 }
 #endif

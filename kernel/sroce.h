@@ -711,10 +711,11 @@ int sroce_net_copy_payload(const struct sroce_rx *rx, u32 payload_off,
 			   u32 len);
 /*
  * Send @pkt to @av from UDP source port @src_port, charged to @txq, held
- * in @burst if it goes to the driver directly.  Any context (softirq
- * included).  Returns 0 when sent, or dropped and counted (the core's
- * timers recover); -EAGAIN when @txq has no room (the QP is woken when
- * it has); -ENOBUFS when refused with nothing sent (retry later).
+ * in @burst if it goes to the driver directly.  Process or softirq
+ * context, under the lock of the QP that owns @burst and @route.  Returns
+ * 0 when sent, or dropped and counted (the core's timers recover);
+ * -EAGAIN when @txq has no room (the QP is woken when it has); -ENOBUFS
+ * when refused with nothing sent (retry later).
  */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   struct sroce_net_burst *burst, const struct sroce_av *av,
