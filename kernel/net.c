@@ -525,6 +525,29 @@ static struct dst_entry *sroce_route_get(struct sroce_route *route)
 	return route->dst;
 }
 
+/*
+ * The peer answered since the last packet: this one confirms the
+ * neighbour its route goes through, as TCP's ACKs do (sock_confirm_neigh()
+ * in the IP output path, net_direct.c's too).  A neighbour confirmed
+ * within its reachable time stays REACHABLE: without it, every half
+ * minute or so the entry would pass through DELAY and PROBE, its packets
+ * through neigh_resolve_output() and the qdisc, and an ARP or neighbour
+ * solicitation would go out.  UD has no peer to hear from.
+ */
+void sroce_route_confirm(struct sroce_route *route)
+{
+	route->confirm = true;
+}
+
+static void sroce_route_confirm_skb(struct sroce_route *route,
+				    struct sk_buff *skb)
+{
+	if (route && route->confirm) {
+		route->confirm = false;
+		skb_set_dst_pending_confirm(skb, 1);
+	}
+}
+
 static void sroce_route_set(struct sroce_route *route,
 			    struct dst_entry *dst, u32 cookie)
 {
@@ -615,6 +638,7 @@ static int sroce_xmit4(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_dst_set(skb, &rt->dst);
+	sroce_route_confirm_skb(route, skb);
 	if (!sroce_direct_xmit4(sdev, burst, skb, rt, &err))
 		err = ip_local_out(net, NULL, skb);
 	return sroce_xmit_done(sdev, err, roce_len, &zc);
@@ -710,6 +734,7 @@ static int sroce_xmit6(struct sroce_dev *sdev, struct sroce_txq *txq,
 	skb->protocol = htons(ETH_P_IPV6);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
+	sroce_route_confirm_skb(route, skb);
 	if (!sroce_direct_xmit6(sdev, burst, skb, dst, &err))
 		err = ip6_local_out(net, NULL, skb);
 	return sroce_xmit_done(sdev, err, roce_len, &zc);

@@ -26,6 +26,7 @@
 #include <net/neighbour.h>
 #include <net/route.h>
 #include <net/sch_generic.h>
+#include <net/sock.h>
 
 #include "sroce.h"
 
@@ -181,7 +182,7 @@ static bool sroce_direct_push_hh(struct sk_buff *skb, struct neighbour *n)
 	struct hh_cache *hh = &n->hh;
 	unsigned int seq, hh_len, hh_alen;
 
-	if (!(READ_ONCE(n->nud_state) & NUD_CONNECTED))
+	if (!(READ_ONCE(n->nud_state) & NUD_VALID))
 		return false;
 	do {
 		seq = read_seqbegin(&hh->hh_lock);
@@ -202,18 +203,34 @@ static bool sroce_direct_push_hh(struct sk_buff *skb, struct neighbour *n)
 /*
  * After the POST_ROUTING hooks, as ip_finish_output2() and
  * ip6_finish_output2(): a neighbour that is not resolved or cached goes
- * through neigh_output(), which resolves it and queues the packet.
- * @sdev NULL: a packet a hook queued and gave back later, not counted.
+ * through neigh_output(), which resolves it and queues the packet.  One
+ * whose address is known but not recently confirmed (STALE, DELAY,
+ * PROBE) is used as neigh_resolve_output() uses it, after
+ * neigh_event_send() has moved its state on (STALE to DELAY, a probe
+ * later).  @sdev NULL: a packet a hook queued and gave back later, not
+ * counted.
  */
 static int sroce_direct_neigh(struct sroce_dev *sdev,
 			      struct sroce_net_burst *burst, struct sk_buff *skb,
 			      struct neighbour *n, bool v6gw)
 {
+	u8 nud;
+
 	if (IS_ERR_OR_NULL(n)) {
 		/* Dropped, as ip_finish_output2() does; the timers recover. */
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	sock_confirm_neigh(skb, n);	/* sroce_route_confirm() asked */
+	nud = READ_ONCE(n->nud_state);
+	/*
+	 * Nonzero: the neighbour died or lost its address meanwhile, and
+	 * queued @skb for resolution or dropped it; later packets find it
+	 * unresolved and queue behind it.
+	 */
+	if (!v6gw && (nud & NUD_VALID) && !(nud & NUD_CONNECTED) &&
+	    neigh_event_send(n, skb))
+		return 0;
 	if (v6gw || !sroce_direct_push_hh(skb, n)) {
 		sroce_net_flush(sdev, burst);
 		return neigh_output(n, skb, v6gw);

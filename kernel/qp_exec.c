@@ -341,6 +341,8 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 	} else {
 		/* Most packets need no time: a request inside a message. */
 		why = sroce_qp_rx(&kqp->core, pkt, rx, SROCE_NOW_LAZY);
+		if (why == SROCE_DROP_NONE)
+			sroce_route_confirm(&kqp->route);
 		/*
 		 * An ACK or response opens the window: its next packets leave
 		 * from here, not after a worker wakes, which a busy-polling

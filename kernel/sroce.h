@@ -188,6 +188,7 @@ struct rtable;
 struct sroce_route {
 	struct dst_entry	*dst;
 	u32			cookie;		/* IPv6: the FIB node's serial */
+	bool			confirm;	/* the peer answered: see net.c */
 };
 
 /*
@@ -722,6 +723,8 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_txq *txq,
 		   u16 src_port, struct sroce_route *route,
 		   const struct sroce_tx_pkt *pkt);
 void sroce_route_reset(struct sroce_route *route);
+/* A packet from the QP's peer was accepted; under the QP's lock. */
+void sroce_route_confirm(struct sroce_route *route);
 /*
  * net_direct.c: the IP output path of @skb, built by net.c with its route
  * attached, handing it to the driver directly where nothing in the qdisc

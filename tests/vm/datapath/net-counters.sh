@@ -37,17 +37,26 @@ python3 "$SROCE_TOP/tests/vm/datapath/net-tap.py" "$SROCE_IF" "$tap.ready" "$tap
 tap_pid=$!
 for ((i = 0; i < 300; i++)); do [[ -e $tap.ready ]] && break; sleep 0.1; done
 [[ -e $tap.ready ]] || fail "the packet tap did not start"
+# The neighbour's timers shortened, so that an entry nothing confirms
+# would leave REACHABLE (and its packets the direct path) several times
+# within the run: packets the peer answers confirm it (net.c).
+nsys=net.ipv4.neigh.$SROCE_IF
+old_reach=$(sysctl -n "$nsys.base_reachable_time_ms")
+old_delay=$(sysctl -n "$nsys.delay_first_probe_time")
+sysctl -qw "$nsys.base_reachable_time_ms=500" "$nsys.delay_first_probe_time=1"
 sroce_ctrs "$DEV" >"$SROCE_OUT/c0"
 pingpong rc cnt-clean 18900 "$G4" 100 4500
+sysctl -qw "$nsys.base_reachable_time_ms=$old_reach" "$nsys.delay_first_probe_time=$old_delay"
+neigh=$(ip neigh show dev "$SROCE_IF" to "$SROCE_PEER" | head -1)
 sroce_ctrs "$DEV" >"$SROCE_OUT/c1"
 touch "$tap.stop"
 wait "$tap_pid" || fail "the packet tap failed"
-read -r tapped tap_drops <"$tap.out"
+read -r tapped tap_drops arp <"$tap.out"
 tx=$(moved tx_packets)
 rx=$(moved rx_packets)
 drop=$(moved 'rx_drop_.*')
 sroce_put clean "$tx $rx $drop"
-read -r ptx prx pdrop <<<"$(sroce_get clean)"
+read -r ptx _ _ <<<"$(sroce_get clean)"
 log "no loss: sent $tx, received $rx + dropped $drop; peer sent $ptx"
 ((tx > 200)) || fail "only $tx packets counted sent for 100 x 4500 B round trips"
 ((rx + drop == ptx)) || fail "peer sent $ptx, here $rx accepted + $drop dropped"
@@ -72,10 +81,14 @@ esac
 ((bad == 0)) || fail "$bad packets dropped here for a bad ICRC"
 # Nothing on this wire acts on our packets (no netfilter rule, tc filter
 # or qdisc of our own): they go to the driver directly (net_direct.c),
-# bar a few the qdisc held while the driver's queue was full.
+# bar a few the qdisc held while the driver's queue was full, and the
+# neighbour stayed REACHABLE (one that is not goes the stack's way).
 direct=$(moved tx_direct_packets)
-log "no loss: $direct of $tx packets handed to the driver directly"
-((direct * 2 > tx)) || fail "only $direct of $tx packets sent directly (tx_direct=$(cat /sys/module/sroce/parameters/tx_direct), qdisc $(tc qdisc show dev "$SROCE_IF" | head -1))"
+log "no loss: $direct of $tx packets handed to the driver directly (neighbour: $neigh)"
+((direct * 10 >= tx * 9)) || fail "only $direct of $tx packets sent directly (tx_direct=$(cat /sys/module/sroce/parameters/tx_direct), qdisc $(tc qdisc show dev "$SROCE_IF" | head -1), neighbour $neigh)"
+# Not asserted: once the run ends nothing confirms the neighbour, and a
+# probe may leave before the tap stops.
+log "no loss: $arp ARP requests sent while the tap ran"
 log "no loss: a packet tap saw $tapped of $tx packets sent ($tap_drops dropped by its socket)"
 ((tap_drops == 0)) || fail "the tap's socket dropped $tap_drops frames"
 ((tapped == tx)) || fail "a packet tap saw $tapped of the $tx packets sent"

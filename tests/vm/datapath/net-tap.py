@@ -4,8 +4,9 @@
 # net-tap.py IFACE READY STOP: count the RoCEv2 frames (IPv4, UDP
 # destination port 4791) this host sends on IFACE, as a packet tap such
 # as tcpdump sees them, from when it creates the file READY until the
-# file STOP exists.  Prints "count drops": drops are frames the tap's
-# socket lost for room, which make the count short.
+# file STOP exists.  Prints "count drops arp": drops are frames the tap's
+# socket lost for room, which make the count short; arp the ARP requests
+# (resolutions and probes of the neighbour) the host sent meanwhile.
 import os
 import select
 import socket
@@ -25,6 +26,11 @@ def roce_v4(frame):
     return struct.unpack('!H', frame[udp + 2:udp + 4])[0] == 4791
 
 
+def arp_request(frame):
+    return len(frame) >= 22 and frame[12:14] == b'\x08\x06' and \
+        frame[20:22] == b'\x00\x01'
+
+
 def main():
     iface, ready, stop = sys.argv[1:4]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
@@ -32,7 +38,7 @@ def main():
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
     s.bind((iface, 0))
     open(ready, 'w').close()
-    count = 0
+    count = arp = 0
     done = False
     while True:
         # After STOP, read what is queued, then end.
@@ -43,11 +49,15 @@ def main():
                 break
             continue
         frame, addr = s.recvfrom(128)
-        if addr[2] == socket.PACKET_OUTGOING and roce_v4(frame):
+        if addr[2] != socket.PACKET_OUTGOING:
+            continue
+        if roce_v4(frame):
             count += 1
+        elif arp_request(frame):
+            arp += 1
     _, drops = struct.unpack('II', s.getsockopt(SOL_PACKET,
                                                 PACKET_STATISTICS, 8))
-    print(count, drops)
+    print(count, drops, arp)
 
 
 main()
