@@ -530,9 +530,9 @@ static struct dst_entry *sroce_route_get(struct sroce_route *route)
  * neighbour its route goes through, as TCP's ACKs do (sock_confirm_neigh()
  * in the IP output path, net_direct.c's too).  A neighbour confirmed
  * within its reachable time stays REACHABLE: without it, every half
- * minute or so the entry would pass through DELAY and PROBE, its packets
- * through neigh_resolve_output() and the qdisc, and an ARP or neighbour
- * solicitation would go out.  UD has no peer to hear from.
+ * minute or so the entry would pass through DELAY and PROBE, and an ARP
+ * or neighbour solicitation would go out, which a lossy path can lose
+ * until the entry fails.  UD has no peer to hear from.
  */
 void sroce_route_confirm(struct sroce_route *route)
 {
