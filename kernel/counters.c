@@ -33,6 +33,7 @@ enum {
 	SROCE_STAT_QP_ECN_MARKED,
 	SROCE_STAT_QP_RATE_DECREASES,
 	SROCE_STAT_QP_FLUSH_ICRC_SWITCHES,
+	SROCE_STAT_QP_SEQ_NAKS_STALE,
 	SROCE_STAT_DROP_BASE,
 	/* SROCE_DROP_NONE has no counter. */
 	SROCE_NSTATS		= SROCE_STAT_DROP_BASE + SROCE_DROP_MAX - 1,
@@ -79,6 +80,7 @@ static const char * const sroce_kqp_stat_names[] = {
 	"ecn_marked_packets",
 	"rate_decreases",
 	"flush_icrc_switches",
+	"seq_naks_stale",
 };
 
 static_assert(ARRAY_SIZE(sroce_kqp_stat_names) ==
@@ -134,6 +136,7 @@ static void sroce_kqp_stats_add(u64 *v, const struct sroce_qp_stats *s)
 	v[17] += READ_ONCE(s->ecn_marked);
 	v[18] += READ_ONCE(s->rate_decreases);
 	v[19] += READ_ONCE(s->flush_icrc_switches);
+	v[20] += READ_ONCE(s->seq_naks_stale);
 }
 
 /*
@@ -169,6 +172,7 @@ void sroce_counters_retire_qp(struct sroce_dev *sdev,
 	r->ecn_marked += s->ecn_marked;
 	r->rate_decreases += s->rate_decreases;
 	r->flush_icrc_switches += s->flush_icrc_switches;
+	r->seq_naks_stale += s->seq_naks_stale;
 	spin_unlock_irqrestore(&sdev->ctrs.retired_lock, flags);
 }
 

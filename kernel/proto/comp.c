@@ -96,6 +96,35 @@ void sroce_comp_arm(struct sroce_qp *qp)
 	qp->req.ack_deadline = sroce_qp_now(qp) + t;
 }
 
+/*
+ * An RTT sample, RFC 6298's estimator: the progress that acknowledges
+ * the AckReq being timed.  None is taken across a go-back (Karn): an
+ * ACK then may answer either transmission.  Nor by a call that has not
+ * read the clock for its own needs (an ACK that leaves nothing
+ * outstanding): samples cost no clock read, and a stream, the only
+ * user of the estimate, re-arms its ACK timer with every ACK.
+ */
+static void sroce_comp_rtt(struct sroce_qp *qp)
+{
+	u64 now, m, err;
+
+	if (!qp->req.rtt_on || !sroce_psn_lt(qp->req.rtt_psn, qp->comp.psn))
+		return;
+	qp->req.rtt_on = false;
+	if (!sroce_qp_now_known(qp))
+		return;
+	now = sroce_qp_now(qp);
+	m = now > qp->req.rtt_ns ? now - qp->req.rtt_ns : 0;
+	if (!qp->req.srtt) {
+		qp->req.srtt = m;
+		qp->req.rttvar = m / 2;
+		return;
+	}
+	err = qp->req.srtt > m ? qp->req.srtt - m : m - qp->req.srtt;
+	qp->req.rttvar = qp->req.rttvar - qp->req.rttvar / 4 + err / 4;
+	qp->req.srtt = qp->req.srtt - qp->req.srtt / 8 + m / 8;
+}
+
 static void sroce_comp_made_progress(struct sroce_qp *qp)
 {
 	sroce_req_grow(qp);
@@ -105,7 +134,9 @@ static void sroce_comp_made_progress(struct sroce_qp *qp)
 	qp->req.stall_left = SROCE_TX_STALL_MAX;
 	qp->comp.gap_retried = false;
 	qp->comp.nak_seen = false;
+	qp->comp.resent = false;
 	sroce_comp_arm(qp);
+	sroce_comp_rtt(qp);
 }
 
 /*
@@ -139,6 +170,45 @@ void sroce_comp_progress(struct sroce_qp *qp)
 }
 
 /*
+ * A repeat of the sequence NAK we already went back for.  The responder
+ * repeats it on its own timer while the PSN it expects has not come
+ * (resp.c), which may be only because our resend is still on its way:
+ * when the resend left less than srtt + 4 * rttvar ago (RFC 6298's
+ * bound on a round trip) or has not left at all, the repeat is stale,
+ * and going back once more would send everything since a second time.
+ * Otherwise the resend was lost too.  Before the first RTT sample every
+ * repeat counts.
+ */
+static bool sroce_comp_nak_stale(struct sroce_qp *qp)
+{
+	if (!qp->comp.resent)
+		return true;
+	if (!qp->req.srtt)
+		return false;
+	return sroce_qp_now(qp) - qp->comp.resent_ns <
+	       qp->req.srtt + 4 * qp->req.rttvar;
+}
+
+/* A repeated NAK: go back again, free, unless it is stale. */
+static void sroce_comp_nak_again(struct sroce_qp *qp, u32 psn)
+{
+	if (sroce_comp_nak_stale(qp)) {
+		qp->stats.seq_naks_stale++;
+		return;
+	}
+	sroce_req_rewind(qp, psn);
+	qp->comp.resent = false;
+}
+
+/* A go-back for a loss: the resend's departure is noted afresh. */
+static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
+{
+	sroce_req_loss(qp, false);
+	sroce_req_rewind(qp, psn);
+	qp->comp.resent = false;
+}
+
+/*
  * Responses before comp.psn went missing: go back there, once per PSN
  * for an ACK or response that shows the gap.  The responder repeats a
  * sequence NAK, backing off, while what we resent does not arrive: the
@@ -148,14 +218,13 @@ static void sroce_comp_implied_nak(struct sroce_qp *qp, bool seq_nak)
 {
 	if (qp->comp.gap_retried && qp->comp.gap_psn == qp->comp.psn) {
 		if (seq_nak)
-			sroce_req_rewind(qp, qp->comp.psn);
+			sroce_comp_nak_again(qp, qp->comp.psn);
 		return;
 	}
 	qp->comp.gap_retried = true;
 	qp->comp.gap_psn = qp->comp.psn;
 	qp->stats.implied_naks++;
-	sroce_req_loss(qp, false);
-	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_comp_go_back(qp, qp->comp.psn);
 }
 
 /*
@@ -262,7 +331,7 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 			 * running from it, charges for further silence.
 			 */
 			if (qp->comp.nak_seen) {
-				sroce_req_rewind(qp, psn);
+				sroce_comp_nak_again(qp, psn);
 				return SROCE_DROP_NONE;
 			}
 			qp->comp.nak_seen = true;
@@ -272,8 +341,7 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 				return SROCE_DROP_NONE;
 			}
 			qp->req.retry_left--;
-			sroce_req_loss(qp, false);
-			sroce_req_rewind(qp, psn);
+			sroce_comp_go_back(qp, psn);
 			sroce_comp_arm(qp);
 			return SROCE_DROP_NONE;
 		}

@@ -117,6 +117,8 @@
  * (doubling each time, at most six times: a forged PSN must not buy an
  * endless NAK stream) while the expected PSN does not come: a lost NAK
  * or a lost first retransmission then costs that, not the ACK timeout.
+ * The requester goes back again for a repeat only once its resend had a
+ * round trip to arrive (comp.c, sroce_comp_nak_stale()).
  */
 #define SROCE_MIN_INFLIGHT	16
 #define SROCE_NAK_RESEND_NS	2000000ull
@@ -638,6 +640,7 @@ struct sroce_qp_stats {
 	u64 ecn_marked;		/* CE-marked packets received */
 	u64 rate_decreases;	/* reaction point cuts */
 	u64 flush_icrc_switches; /* FLUSH ICRC variant changes (req.c) */
+	u64 seq_naks_stale;	/* repeated NAKs older than our resend */
 };
 
 struct sroce_qp {
@@ -692,6 +695,12 @@ struct sroce_qp {
 		bool flush_sure; /* ... or not: a FLUSH went through as is */
 		u8 flush_misses; /* resends from flush_miss_psn: 0..3+ */
 		u32 flush_miss_psn;
+		/* Round trip, RFC 6298's estimator: an AckReq to its ACK. */
+		bool rtt_on;	/* rtt_psn, sent at rtt_ns, is being timed */
+		u32 rtt_psn;
+		u64 rtt_ns;
+		u64 srtt;	/* ns; 0: no sample yet */
+		u64 rttvar;
 	} req;
 
 	struct {
@@ -700,6 +709,8 @@ struct sroce_qp {
 		u32 gap_psn;	/* go-back already done for this comp psn */
 		bool gap_retried;
 		bool nak_seen;	/* a sequence NAK for comp.psn was paid for */
+		bool resent;	/* comp.psn went out again after the go-back, */
+		u64 resent_ns;	/* ... last at this time */
 	} comp;
 
 	struct {

@@ -87,6 +87,12 @@ static inline u64 sroce_qp_now(struct sroce_qp *qp)
 	return qp->now;
 }
 
+/* Has this call the time already, so that using it costs no read? */
+static inline bool sroce_qp_now_known(const struct sroce_qp *qp)
+{
+	return qp->now != SROCE_NOW_LAZY;
+}
+
 /* qp_state.c */
 void sroce_qp_to_err(struct sroce_qp *qp);
 void sroce_qp_to_sqe(struct sroce_qp *qp);

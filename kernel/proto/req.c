@@ -412,8 +412,19 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	qp->req.refused = false;
 	qp->req.sent = true;
-	if (h.bth.ackreq)
+	if (h.bth.ackreq) {
 		qp->req.noack = 0;
+		/*
+		 * Time a new PSN only (Karn), in a call that knows the time
+		 * anyway: comp.c, sroce_comp_rtt().
+		 */
+		if (!qp->req.rtt_on && sroce_qp_now_known(qp) &&
+		    !sroce_psn_lt(h.bth.psn, qp->req.psn_hi)) {
+			qp->req.rtt_on = true;
+			qp->req.rtt_psn = h.bth.psn;
+			qp->req.rtt_ns = sroce_qp_now(qp);
+		}
+	}
 	return used;
 }
 
@@ -535,6 +546,12 @@ static int sroce_req_step(struct sroce_qp *qp)
 		sroce_cc_rp_sent(&qp->cc.rp, qp->cc.p, qp->txp.hdr_len +
 				 qp->txp.paylen + qp->txp.pad,
 				 sroce_qp_now(qp));
+	/* The resend a NAK asked for left: comp.c, sroce_comp_nak_stale(). */
+	if ((qp->comp.nak_seen || qp->comp.gap_retried) &&
+	    qp->req.psn == qp->comp.psn) {
+		qp->comp.resent = true;
+		qp->comp.resent_ns = sroce_qp_now(qp);
+	}
 	qp->req.off_psn += used;
 	qp->req.psn = sroce_psn_add(qp->req.psn, used);
 	if (sroce_psn_lt(qp->req.psn_hi, qp->req.psn))
@@ -610,6 +627,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 {
 	if (!sroce_req_seek(qp, psn))
 		return;
+	qp->req.rtt_on = false;
 	qp->stats.retransmits++;
 	sroce_req_flush_icrc(qp, psn);
 }

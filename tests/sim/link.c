@@ -217,7 +217,8 @@ bool sim_link_send(struct sim_link *l, struct sim_evq *q, u64 now,
 		l->busy_until = t;
 	}
 	f->depart = t;
-	if (c->dead || sroce_rng_ppm(&l->rng, c->loss_ppm)) {
+	if (c->dead || l->st.sent == c->drop_nth ||
+	    sroce_rng_ppm(&l->rng, c->loss_ppm)) {
 		l->st.lost++;
 		sim_frame_put(f);
 		return true;

@@ -85,6 +85,7 @@ struct sim_link_cfg {
 	u64 reorder_ns;
 	u64 gbps;		/* serialization rate; 0 = infinite */
 	bool dead;		/* drop everything (retry exhaustion) */
+	u64 drop_nth;		/* drop the frame sent as this one (1-based) */
 	/*
 	 * A switch in front of the wire (needs gbps): a FIFO of buf_bytes
 	 * that tail-drops, and marks ECT frames CE when they leave it

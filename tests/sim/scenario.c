@@ -687,10 +687,62 @@ static void sc_xrc(struct sim *s)
 		sim_fail(s, "xrc: another domain's SRQ was used");
 }
 
+/*
+ * One packet lost on a path whose round trip (5 ms) outlasts the
+ * responder's first NAK repeat (2 ms): the repeat reaches the requester
+ * while its resend is still on the way.  Going back for it would send
+ * everything since a second time; the requester must see that the
+ * repeat is stale (it has RTT samples from the stream before the loss),
+ * so the responder gets no duplicate and the stream completes.
+ */
+#define SC_STALE_MSGS	16
+#define SC_STALE_PKTS	64	/* per message */
+
+static void sc_nak_stale(struct sim *s)
+{
+	u32 mtu = sroce_mtu_bytes(s->o.mtu), len = SC_STALE_PKTS * mtu, i;
+	const struct sroce_qp_stats *rq = &s->qp[0][0].q->qp.stats;
+	const struct sroce_qp_stats *rs = &s->qp[1][0].q->qp.stats;
+	struct sc_exp e[SC_STALE_MSGS];
+	struct sc_buf tgt;
+	u8 side;
+
+	for (side = 0; side < 2; side++) {
+		memset(&s->link[side].cfg, 0, sizeof(s->link[side].cfg));
+		s->link[side].cfg.delay_ns = 2500000;
+		s->link[side].cfg.gbps = 10;
+	}
+	/* Well into the stream, after ACKs have timed the round trip. */
+	s->link[0].cfg.drop_nth = SC_STALE_MSGS * SC_STALE_PKTS * 5 / 8;
+	buf_make(s, &tgt, 1, len, SROCE_ACCESS_REMOTE_WRITE);
+	for (i = 0; i < SC_STALE_MSGS; i++) {
+		post(s, 1 + i, SROCE_WR_RDMA_WRITE, len, tgt.key, tgt.iova);
+		e[i] = (struct sc_exp){ 1 + i, SROCE_WC_SUCCESS,
+					SROCE_WC_RDMA_WRITE };
+	}
+	kick_all(s);
+	run_for(s, 1000000000ull);
+	expect(s, "nak_stale", 0, false, e, SC_STALE_MSGS);
+	if (s->link[0].st.lost != 1)
+		sim_fail(s, "nak_stale: %llu frames lost, expected 1",
+			 (unsigned long long)s->link[0].st.lost);
+	if (!s->qp[0][0].q->qp.req.srtt)
+		sim_fail(s, "nak_stale: the requester took no RTT sample");
+	if (rs->seq_naks_sent < 2 || rq->seq_naks_stale < 1)
+		sim_fail(s, "nak_stale: %llu NAKs sent, %llu seen stale; expected a repeat, seen stale",
+			 (unsigned long long)rs->seq_naks_sent,
+			 (unsigned long long)rq->seq_naks_stale);
+	if (rs->dup_requests || rq->retransmits != 1)
+		sim_fail(s, "nak_stale: %llu duplicates, %llu go-backs; expected none and one",
+			 (unsigned long long)rs->dup_requests,
+			 (unsigned long long)rq->retransmits);
+	buf_free(s, &tgt, 1);
+}
+
 const char *const sim_scenarios[] = {
 	"retry_exc", "rnr_exc", "rnr_inf", "acc_rkey", "acc_bounds",
 	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq",
-	"xrc", "mcast", NULL,
+	"xrc", "nak_stale", "mcast", NULL,
 };
 
 int sim_scenario(struct sim *s, const char *name)
@@ -721,6 +773,8 @@ int sim_scenario(struct sim *s, const char *name)
 		s->o.rnr_retry = 7;
 	if (k == 10)
 		s->srq1 = true;
+	if (k == 12)
+		s->o.timeout = 14;	/* 67 ms: far beyond the round trip */
 	sim_add_pair(s, k == 11 ? SROCE_QPT_XRC_INI : SROCE_QPT_RC, 64);
 	if (k == 10)
 		sim_add_pair(s, SROCE_QPT_RC, 64);
@@ -752,6 +806,9 @@ int sim_scenario(struct sim *s, const char *name)
 			break;
 		case 11:
 			sc_xrc(s);
+			break;
+		case 12:
+			sc_nak_stale(s);
 			break;
 		}
 	}

@@ -590,6 +590,61 @@ START_TEST(test_repeated_seq_nak_costs_one_retry)
 END_TEST
 
 /*
+ * With a round trip measured (srtt 1000, rttvar 500: a repeat is stale
+ * for 3000 after the resend left), a repeated NAK that comes before the
+ * resend left, or less than that after, goes back for nothing: it may
+ * predate the resend's arrival.  One that comes later goes back.
+ */
+START_TEST(test_stale_repeated_nak)
+{
+	u8 nak = mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR);
+	struct mock *m = rc();
+
+	/* 100..103 with AckReq on 103, timed from 0; then 104..107. */
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	ck_assert(m->qp.req.rtt_on);
+	ck_assert_uint_eq(m->qp.req.rtt_psn, 103);
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 10);
+	ck_assert_uint_eq(m->npkt, 8);
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 103, 1000),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.req.srtt, 1000);
+	ck_assert_uint_eq(m->qp.req.rttvar, 500);
+	/* 105 lost: go back; a repeat before the resend left is stale. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105, 2000), SROCE_DROP_NONE);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105, 2050), SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.stats.seq_naks_stale, 1);
+	sroce_qp_kick(&m->qp, 100, 2100);
+	ck_assert_uint_eq(m->npkt, 11);
+	ck_assert_uint_eq(mock_psn(m, 8), 105);
+	ck_assert_uint_eq(m->qp.stats.retransmits, 1);
+	/* 1900 after the resend: stale, nothing is sent again. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105, 4000), SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 4000);
+	ck_assert_uint_eq(m->npkt, 11);
+	ck_assert_uint_eq(m->qp.stats.seq_naks_stale, 2);
+	ck_assert_uint_eq(m->qp.stats.retransmits, 1);
+	/* 3100 after: the resend was lost too; go back, free. */
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105, 5200), SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 5200);
+	ck_assert_uint_eq(m->npkt, 14);
+	ck_assert_uint_eq(mock_psn(m, 11), 105);
+	ck_assert_uint_eq(m->qp.stats.seq_naks_stale, 2);
+	ck_assert_uint_eq(m->qp.stats.retransmits, 2);
+	ck_assert_uint_eq(m->qp.req.retry_left, 2);
+	/* No sample across the go-backs: Karn. */
+	ck_assert(!m->qp.req.rtt_on);
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 107, 9000),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.req.srtt, 1000);
+	ck_assert_uint_eq(m->ncqe, 8);
+	mock_free(m);
+}
+END_TEST
+
+/*
  * A READ's responses are lost, and so is a later SEND: the sequence NAK
  * past the READ goes back to it.  Everything resent is lost again, and
  * the responder repeats its NAK: that goes back once more, without a
@@ -651,6 +706,7 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_infinite_timeout);
 	tcase_add_test(tc, test_seq_nak_go_back_n);
 	tcase_add_test(tc, test_repeated_seq_nak_costs_one_retry);
+	tcase_add_test(tc, test_stale_repeated_nak);
 	tcase_add_test(tc, test_repeated_nak_past_lost_read);
 	tcase_add_test(tc, test_rnr_nak_wait);
 	tcase_add_test(tc, test_rnr_retry_exhaustion);
