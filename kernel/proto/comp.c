@@ -114,7 +114,8 @@ static void sroce_comp_rtt(struct sroce_qp *qp)
 	if (!sroce_qp_now_known(qp))
 		return;
 	now = sroce_qp_now(qp);
-	m = now > qp->req.rtt_ns ? now - qp->req.rtt_ns : 0;
+	/* At least 1: srtt 0 means "no sample yet". */
+	m = now > qp->req.rtt_ns ? now - qp->req.rtt_ns : 1;
 	if (!qp->req.srtt) {
 		qp->req.srtt = m;
 		qp->req.rttvar = m / 2;
@@ -173,20 +174,27 @@ void sroce_comp_progress(struct sroce_qp *qp)
  * A repeat of the sequence NAK we already went back for.  The responder
  * repeats it on its own timer while the PSN it expects has not come
  * (resp.c), which may be only because our resend is still on its way:
- * when the resend left less than srtt + 4 * rttvar ago (RFC 6298's
- * bound on a round trip) or has not left at all, the repeat is stale,
- * and going back once more would send everything since a second time.
- * Otherwise the resend was lost too.  Before the first RTT sample every
- * repeat counts.
+ * when the resend has not left yet, or left less than srtt + 4 * rttvar
+ * ago (RFC 6298's bound on a round trip), the repeat is stale, and going
+ * back once more would send everything since a second time.  Otherwise
+ * the resend was lost too.  Before the first RTT sample every repeat
+ * after the resend left goes back.  The bound is capped at
+ * SROCE_NAK_STALE_MAX_NS so that some of the responder's six repeats
+ * (2 to 126 ms after its first NAK) always count: with no ACK timer
+ * (timeout 0) they are all that recovers a lost resend.
  */
 static bool sroce_comp_nak_stale(struct sroce_qp *qp)
 {
+	u64 bound;
+
 	if (!qp->comp.resent)
 		return true;
 	if (!qp->req.srtt)
 		return false;
-	return sroce_qp_now(qp) - qp->comp.resent_ns <
-	       qp->req.srtt + 4 * qp->req.rttvar;
+	bound = qp->req.srtt + 4 * qp->req.rttvar;
+	if (bound > SROCE_NAK_STALE_MAX_NS)
+		bound = SROCE_NAK_STALE_MAX_NS;
+	return sroce_qp_now(qp) - qp->comp.resent_ns < bound;
 }
 
 /* A repeated NAK: go back again, free, unless it is stale. */
@@ -212,7 +220,8 @@ static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
  * Responses before comp.psn went missing: go back there, once per PSN
  * for an ACK or response that shows the gap.  The responder repeats a
  * sequence NAK, backing off, while what we resent does not arrive: the
- * restart may itself have been lost, so @seq_nak goes back again, free.
+ * restart may itself have been lost, so @seq_nak goes back again, free,
+ * unless it is stale (sroce_comp_nak_stale()).
  */
 static void sroce_comp_implied_nak(struct sroce_qp *qp, bool seq_nak)
 {
@@ -326,9 +335,10 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 			/*
 			 * The same NAK again, no progress since: the responder
 			 * repeats it while ePSN does not arrive (ours may be
-			 * lost, or still queued here).  Go back again, but the
-			 * retry was paid by the first; the ACK timer, left
-			 * running from it, charges for further silence.
+			 * lost, or still queued here).  Go back again unless
+			 * the repeat is stale; the retry was paid by the
+			 * first, and the ACK timer, left running from it,
+			 * charges for further silence.
 			 */
 			if (qp->comp.nak_seen) {
 				sroce_comp_nak_again(qp, psn);
@@ -478,5 +488,6 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 	qp->req.retry_left--;
 	sroce_req_loss(qp, true);
 	sroce_req_rewind(qp, qp->comp.psn);
+	qp->comp.resent = false;
 	sroce_comp_arm(qp);
 }

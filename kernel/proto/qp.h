@@ -118,10 +118,12 @@
  * endless NAK stream) while the expected PSN does not come: a lost NAK
  * or a lost first retransmission then costs that, not the ACK timeout.
  * The requester goes back again for a repeat only once its resend had a
- * round trip to arrive (comp.c, sroce_comp_nak_stale()).
+ * round trip to arrive, at most SROCE_NAK_STALE_MAX_NS (comp.c,
+ * sroce_comp_nak_stale()).
  */
 #define SROCE_MIN_INFLIGHT	16
 #define SROCE_NAK_RESEND_NS	2000000ull
+#define SROCE_NAK_STALE_MAX_NS	(SROCE_NAK_RESEND_NS << 4)
 /*
  * Local ACK timeouts that expire while ops->emit has refused every packet
  * since the timer started are not retries (the peer was sent nothing to

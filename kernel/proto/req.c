@@ -416,9 +416,12 @@ static u32 sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		qp->req.noack = 0;
 		/*
 		 * Time a new PSN only (Karn), in a call that knows the time
-		 * anyway: comp.c, sroce_comp_rtt().
+		 * anyway, and not a READ or atomic, whose answer queues
+		 * behind the responder's earlier READ responses: comp.c,
+		 * sroce_comp_rtt().
 		 */
 		if (!qp->req.rtt_on && sroce_qp_now_known(qp) &&
+		    !sroce_wr_is_rd_atomic(wr->opcode) &&
 		    !sroce_psn_lt(h.bth.psn, qp->req.psn_hi)) {
 			qp->req.rtt_on = true;
 			qp->req.rtt_psn = h.bth.psn;

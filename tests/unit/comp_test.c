@@ -645,6 +645,46 @@ START_TEST(test_stale_repeated_nak)
 END_TEST
 
 /*
+ * However long the measured round trip, a repeat more than
+ * SROCE_NAK_STALE_MAX_NS after the resend goes back: without an ACK
+ * timer (timeout 0) the responder's repeats are all that recover a
+ * lost resend, and it stops after six, 126 ms after its first NAK.
+ */
+START_TEST(test_stale_bound_capped)
+{
+	u8 nak = mock_nak_syn(SROCE_NAK_PSN_SEQ_ERR);
+	struct mock *m = rc();
+	const u64 ms = 1000000;
+
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 0);
+	post_sends(m, 4, 10);
+	sroce_qp_kick(&m->qp, 100, 10);
+	ck_assert_int_eq(mock_rx_aeth(m, mock_ack_syn(), 103, 100 * ms),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.req.srtt, 100 * ms);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105, 101 * ms),
+			 SROCE_DROP_NONE);
+	sroce_qp_kick(&m->qp, 100, 101 * ms);
+	ck_assert_uint_eq(m->npkt, 11);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105,
+				      101 * ms + SROCE_NAK_STALE_MAX_NS - 1),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.stats.seq_naks_stale, 1);
+	ck_assert_uint_eq(m->qp.stats.retransmits, 1);
+	ck_assert_int_eq(mock_rx_aeth(m, nak, 105,
+				      101 * ms + SROCE_NAK_STALE_MAX_NS),
+			 SROCE_DROP_NONE);
+	ck_assert_uint_eq(m->qp.stats.seq_naks_stale, 1);
+	ck_assert_uint_eq(m->qp.stats.retransmits, 2);
+	sroce_qp_kick(&m->qp, 100, 101 * ms + SROCE_NAK_STALE_MAX_NS);
+	ck_assert_uint_eq(m->npkt, 14);
+	ck_assert_uint_eq(mock_psn(m, 11), 105);
+	mock_free(m);
+}
+END_TEST
+
+/*
  * A READ's responses are lost, and so is a later SEND: the sequence NAK
  * past the READ goes back to it.  Everything resent is lost again, and
  * the responder repeats its NAK: that goes back once more, without a
@@ -707,6 +747,7 @@ Suite *comp_suite(void)
 	tcase_add_test(tc, test_seq_nak_go_back_n);
 	tcase_add_test(tc, test_repeated_seq_nak_costs_one_retry);
 	tcase_add_test(tc, test_stale_repeated_nak);
+	tcase_add_test(tc, test_stale_bound_capped);
 	tcase_add_test(tc, test_repeated_nak_past_lost_read);
 	tcase_add_test(tc, test_rnr_nak_wait);
 	tcase_add_test(tc, test_rnr_retry_exhaustion);
