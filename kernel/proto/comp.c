@@ -205,15 +205,6 @@ static void sroce_comp_nak_again(struct sroce_qp *qp, u32 psn)
 		return;
 	}
 	sroce_req_rewind(qp, psn);
-	qp->comp.resent = false;
-}
-
-/* A go-back for a loss: the resend's departure is noted afresh. */
-static void sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
-{
-	sroce_req_loss(qp, false);
-	sroce_req_rewind(qp, psn);
-	qp->comp.resent = false;
 }
 
 /*
@@ -233,7 +224,8 @@ static void sroce_comp_implied_nak(struct sroce_qp *qp, bool seq_nak)
 	qp->comp.gap_retried = true;
 	qp->comp.gap_psn = qp->comp.psn;
 	qp->stats.implied_naks++;
-	sroce_comp_go_back(qp, qp->comp.psn);
+	sroce_req_loss(qp, false);
+	sroce_req_rewind(qp, qp->comp.psn);
 }
 
 /*
@@ -351,7 +343,8 @@ static enum sroce_drop sroce_comp_aeth(struct sroce_qp *qp,
 				return SROCE_DROP_NONE;
 			}
 			qp->req.retry_left--;
-			sroce_comp_go_back(qp, psn);
+			sroce_req_loss(qp, false);
+			sroce_req_rewind(qp, psn);
 			sroce_comp_arm(qp);
 			return SROCE_DROP_NONE;
 		}
@@ -488,6 +481,5 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 	qp->req.retry_left--;
 	sroce_req_loss(qp, true);
 	sroce_req_rewind(qp, qp->comp.psn);
-	qp->comp.resent = false;
 	sroce_comp_arm(qp);
 }

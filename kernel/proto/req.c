@@ -630,7 +630,9 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 {
 	if (!sroce_req_seek(qp, psn))
 		return;
+	/* What is resent now neither times a round trip nor has left yet. */
 	qp->req.rtt_on = false;
+	qp->comp.resent = false;
 	qp->stats.retransmits++;
 	sroce_req_flush_icrc(qp, psn);
 }
