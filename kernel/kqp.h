@@ -94,8 +94,12 @@ static inline void sroce_kqp_unlock_raw(struct sroce_kqp *kqp)
 	/* Found by this core call; not valid in the next (srq.c). */
 	kqp->xsrq = NULL;
 	kqp->xcq_fire = NULL;
-	/* Packets built outside a kick (sroce_kqp_kick() sends its own). */
-	sroce_net_flush(kqp->sdev, &kqp->burst);
+	/*
+	 * Packets built outside a kick (sroce_kqp_kick() sends its own),
+	 * unless the receive softirq's tasklet sends them (qp_exec.c).
+	 */
+	if (list_empty(&kqp->defer_node))
+		sroce_net_flush(kqp->sdev, &kqp->burst);
 	spin_unlock_bh(&kqp->lock);
 	if (fire & SROCE_KQP_FIRE_SEND)
 		sroce_cq_notify(to_scq(kqp->ibqp.send_cq));

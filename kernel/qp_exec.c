@@ -10,7 +10,9 @@
  * valid for the whole call, and one QP is never run on two CPUs at once.
  */
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/ktime.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
@@ -35,8 +37,83 @@
 static struct workqueue_struct *sroce_kqp_wq;
 static struct workqueue_struct *sroce_kqp_bulk_wq;
 
+/*
+ * The QPs whose answers (ACKs, READ and atomic responses) to requests
+ * received on this CPU wait in their bursts until the receive softirq
+ * is done with what the NIC handed it: the tasklet runs after
+ * net_rx_action(), in the same softirq run, and sends each QP's answers
+ * to a batch of requests with one notification of the device, not one
+ * per request (Documentation/performance.rst, "Answers after the
+ * receive").  Only this CPU's receive adds and only its tasklet takes
+ * (softirqs do not nest on a CPU); destroy unlinks from any CPU.  A
+ * tasklet and not a BH workqueue: those exist from 6.9 only.
+ */
+struct sroce_kqp_defer {
+	spinlock_t		lock;	/* @qps, against destroy */
+	struct list_head	qps;
+	struct tasklet_struct	flush;
+};
+
+static DEFINE_PER_CPU(struct sroce_kqp_defer, sroce_kqp_defers);
+
+static void sroce_kqp_defer_run(struct tasklet_struct *t)
+{
+	struct sroce_kqp_defer *d = from_tasklet(d, t, flush);
+	struct sroce_kqp *kqp;
+
+	/* Destroy waits for RCU after unlinking: @kqp stays valid. */
+	rcu_read_lock();
+	for (;;) {
+		spin_lock(&d->lock);
+		kqp = list_first_entry_or_null(&d->qps, struct sroce_kqp,
+					       defer_node);
+		if (kqp)
+			list_del_init(&kqp->defer_node);
+		spin_unlock(&d->lock);
+		if (!kqp)
+			break;
+		spin_lock(&kqp->lock);
+		sroce_net_flush(kqp->sdev, &kqp->burst);
+		spin_unlock(&kqp->lock);
+	}
+	rcu_read_unlock();
+}
+
+/* Lock held, in the receive softirq: @kqp's burst goes in the tasklet. */
+static void sroce_kqp_defer(struct sroce_kqp *kqp)
+{
+	struct sroce_kqp_defer *d = this_cpu_ptr(&sroce_kqp_defers);
+
+	if (!list_empty(&kqp->defer_node))
+		return;
+	kqp->defer_cpu = smp_processor_id();
+	spin_lock(&d->lock);
+	list_add_tail(&kqp->defer_node, &d->qps);
+	spin_unlock(&d->lock);
+	tasklet_schedule(&d->flush);
+}
+
+static void sroce_kqp_defer_unlink(struct sroce_kqp *kqp)
+{
+	struct sroce_kqp_defer *d = per_cpu_ptr(&sroce_kqp_defers,
+						kqp->defer_cpu);
+
+	spin_lock_bh(&d->lock);
+	list_del_init(&kqp->defer_node);
+	spin_unlock_bh(&d->lock);
+}
+
 int sroce_kqp_module_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sroce_kqp_defer *d = per_cpu_ptr(&sroce_kqp_defers, cpu);
+
+		spin_lock_init(&d->lock);
+		INIT_LIST_HEAD(&d->qps);
+		tasklet_setup(&d->flush, sroce_kqp_defer_run);
+	}
 	sroce_kqp_wq = alloc_workqueue("sroce_qp", WQ_UNBOUND | WQ_HIGHPRI |
 				       WQ_MEM_RECLAIM, 0);
 	if (!sroce_kqp_wq)
@@ -52,6 +129,11 @@ int sroce_kqp_module_init(void)
 
 void sroce_kqp_module_exit(void)
 {
+	int cpu;
+
+	/* Every QP is gone: no tasklet is scheduled again. */
+	for_each_possible_cpu(cpu)
+		tasklet_kill(&per_cpu_ptr(&sroce_kqp_defers, cpu)->flush);
 	destroy_workqueue(sroce_kqp_bulk_wq);
 	destroy_workqueue(sroce_kqp_wq);
 }
@@ -273,6 +355,7 @@ void sroce_kqp_exec_init(struct sroce_kqp *kqp)
 	kqp->timer_ns = U64_MAX;
 	kqp->retry_ns = U64_MAX;
 	INIT_WORK(&kqp->work, sroce_kqp_work);
+	INIT_LIST_HEAD(&kqp->defer_node);
 }
 
 /*
@@ -287,7 +370,9 @@ void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
 {
 	spin_lock_bh(&kqp->lock);
 	kqp->dying = true;
+	sroce_net_flush(kqp->sdev, &kqp->burst);
 	spin_unlock_bh(&kqp->lock);
+	sroce_kqp_defer_unlink(kqp);
 	/* No core call emits now; after this no TX-room wakeup comes. */
 	sroce_txq_release(kqp->txq);
 	kqp->txq = NULL;
@@ -352,8 +437,8 @@ enum sroce_drop sroce_kqp_deliver_to(struct sroce_kqp *kqp,
 		if (answer && !work_pending(&kqp->work))
 			more = sroce_kqp_kick(kqp, SROCE_KQP_RX_BUDGET,
 					      SROCE_NOW_LAZY);
-		else
-			sroce_net_flush(kqp->sdev, &kqp->burst);	/* an ACK */
+		else if (kqp->burst.head)
+			sroce_kqp_defer(kqp);	/* an ACK or READ response */
 		/*
 		 * Only an ACK or response can unblock a requester that left
 		 * WQEs in the ring; a request cannot, so skip the ring read.

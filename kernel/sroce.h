@@ -193,8 +193,10 @@ struct sroce_route {
 
 /*
  * net_direct.c: a QP's packets for one device queue that the driver gets
- * together: at the end of a kick, when the QP's lock is dropped, or when
- * SROCE_NET_BURST are held.  Under the QP's lock, like every send.
+ * together: at the end of a kick, when the QP's lock is dropped (the
+ * answers to received requests: after the receive softirq, qp_exec.c),
+ * or when SROCE_NET_BURST are held.  Under the QP's lock, like every
+ * send.
  */
 struct netdev_queue;
 struct sroce_net_burst {
@@ -617,6 +619,12 @@ struct sroce_kqp {
 	u16			src_port;	/* UDP source port, RC/UC */
 	struct sroce_route	route;		/* to @av; RC/UC only */
 	struct sroce_net_burst	burst;		/* sent at the unlock */
+	/*
+	 * On @defer_cpu's list (under that list's lock): @burst holds
+	 * answers sent after the receive softirq (qp_exec.c).
+	 */
+	struct list_head	defer_node;
+	int			defer_cpu;
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
 	u64			retry_ns;	/* emit refused: kick again then */
 	struct sroce_txq	*txq;		/* tx_room.c */
