@@ -98,7 +98,7 @@ static inline void sroce_kqp_unlock_raw(struct sroce_kqp *kqp)
 	 * Packets built outside a kick (sroce_kqp_kick() sends its own),
 	 * unless the receive softirq's tasklet sends them (qp_exec.c).
 	 */
-	if (list_empty(&kqp->defer_node))
+	if (!kqp->deferred)
 		sroce_net_flush(kqp->sdev, &kqp->burst);
 	spin_unlock_bh(&kqp->lock);
 	if (fire & SROCE_KQP_FIRE_SEND)

@@ -41,11 +41,12 @@ static struct workqueue_struct *sroce_kqp_bulk_wq;
  * The QPs whose answers (ACKs, READ and atomic responses) to requests
  * received on this CPU wait in their bursts until the receive softirq
  * is done with what the NIC handed it: the tasklet runs after
- * net_rx_action(), in the same softirq run, and sends each QP's answers
+ * net_rx_action(), as a rule in the same softirq run (after a long one,
+ * from ksoftirqd), and sends each QP's answers
  * to a batch of requests with one notification of the device, not one
  * per request (Documentation/performance.rst, "Answers after the
- * receive").  Only this CPU's receive adds and only its tasklet takes
- * (softirqs do not nest on a CPU); destroy unlinks from any CPU.  A
+ * receive").  The receive on this CPU adds, the tasklet takes (after a
+ * CPU went offline, on another CPU), destroy unlinks from any CPU.  A
  * tasklet and not a BH workqueue: those exist from 6.9 only.
  */
 struct sroce_kqp_defer {
@@ -73,6 +74,7 @@ static void sroce_kqp_defer_run(struct tasklet_struct *t)
 		if (!kqp)
 			break;
 		spin_lock(&kqp->lock);
+		kqp->deferred = false;
 		sroce_net_flush(kqp->sdev, &kqp->burst);
 		spin_unlock(&kqp->lock);
 	}
@@ -84,8 +86,13 @@ static void sroce_kqp_defer(struct sroce_kqp *kqp)
 {
 	struct sroce_kqp_defer *d = this_cpu_ptr(&sroce_kqp_defers);
 
-	if (!list_empty(&kqp->defer_node))
+	/*
+	 * @deferred, not the node: the tasklet unlinks under its list's
+	 * lock alone and clears @deferred only under ours, after that.
+	 */
+	if (kqp->deferred)
 		return;
+	kqp->deferred = true;
 	kqp->defer_cpu = smp_processor_id();
 	spin_lock(&d->lock);
 	list_add_tail(&kqp->defer_node, &d->qps);

@@ -619,10 +619,9 @@ struct sroce_kqp {
 	u16			src_port;	/* UDP source port, RC/UC */
 	struct sroce_route	route;		/* to @av; RC/UC only */
 	struct sroce_net_burst	burst;		/* sent at the unlock */
-	/*
-	 * On @defer_cpu's list (under that list's lock): @burst holds
-	 * answers sent after the receive softirq (qp_exec.c).
-	 */
+	/* @burst holds answers sent after the receive softirq (qp_exec.c). */
+	bool			deferred;
+	/* On @defer_cpu's list, under its lock; @defer_cpu under @lock. */
 	struct list_head	defer_node;
 	int			defer_cpu;
 	u64			timer_ns;	/* armed expiry, U64_MAX if none */
