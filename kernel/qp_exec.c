@@ -39,20 +39,21 @@ static struct workqueue_struct *sroce_kqp_bulk_wq;
 
 /*
  * The QPs whose answers (ACKs, READ and atomic responses) to requests
- * received on this CPU wait in their bursts until the receive softirq
- * is done with what the NIC handed it: the tasklet runs after
- * net_rx_action(), as a rule in the same softirq run (after a long one,
- * from ksoftirqd), and sends each QP's answers
- * to a batch of requests with one notification of the device, not one
- * per request (Documentation/performance.rst, "Answers after the
- * receive").  The receive on this CPU adds, the tasklet takes (after a
- * CPU went offline, on another CPU), destroy unlinks from any CPU.  A
- * tasklet and not a BH workqueue: those exist from 6.9 only.
+ * received on this CPU wait in their bursts, all but the first of a
+ * softirq run, until the receive softirq is done with what the NIC
+ * handed it.  The tasklet runs after net_rx_action(), as a rule in the
+ * same softirq run (after a long one, from ksoftirqd), and sends each
+ * QP's answers to a batch of requests with one notification of the
+ * device, not one per request (Documentation/performance.rst, "Answers
+ * after the receive").  The receive on this CPU adds, the tasklet takes
+ * (after a CPU went offline, on another CPU), destroy unlinks from any
+ * CPU.  A tasklet and not a BH workqueue: those exist from 6.9 only.
  */
 struct sroce_kqp_defer {
 	spinlock_t		lock;	/* @qps, against destroy */
 	struct list_head	qps;
 	struct tasklet_struct	flush;
+	bool			answered;	/* in this run; this CPU only */
 };
 
 static DEFINE_PER_CPU(struct sroce_kqp_defer, sroce_kqp_defers);
@@ -62,6 +63,7 @@ static void sroce_kqp_defer_run(struct tasklet_struct *t)
 	struct sroce_kqp_defer *d = from_tasklet(d, t, flush);
 	struct sroce_kqp *kqp;
 
+	d->answered = false;
 	/* Destroy waits for RCU after unlinking: @kqp stays valid. */
 	rcu_read_lock();
 	for (;;) {
@@ -81,7 +83,7 @@ static void sroce_kqp_defer_run(struct tasklet_struct *t)
 	rcu_read_unlock();
 }
 
-/* Lock held, in the receive softirq: @kqp's burst goes in the tasklet. */
+/* Lock held, in the receive softirq: @kqp's burst now or in the tasklet. */
 static void sroce_kqp_defer(struct sroce_kqp *kqp)
 {
 	struct sroce_kqp_defer *d = this_cpu_ptr(&sroce_kqp_defers);
@@ -92,6 +94,16 @@ static void sroce_kqp_defer(struct sroce_kqp *kqp)
 	 */
 	if (kqp->deferred)
 		return;
+	/*
+	 * The first answer of a softirq run leaves now: a lone request (a
+	 * latency test, a ping-pong) gains nothing by waiting.  The ones
+	 * after it are a batch, and wait for the tasklet.
+	 */
+	if (!d->answered) {
+		d->answered = true;
+		tasklet_schedule(&d->flush);
+		return;
+	}
 	kqp->deferred = true;
 	kqp->defer_cpu = smp_processor_id();
 	spin_lock(&d->lock);
