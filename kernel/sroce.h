@@ -194,9 +194,9 @@ struct sroce_route {
 /*
  * net_direct.c: a QP's packets for one device queue that the driver gets
  * together: at the end of a kick, when the QP's lock is dropped (the
- * answers to received requests: after the receive softirq, qp_exec.c),
- * or when SROCE_NET_BURST are held.  Under the QP's lock, like every
- * send.
+ * answers to a batch of received requests: after the receive softirq,
+ * qp_exec.c), or when SROCE_NET_BURST are held.  Under the QP's lock,
+ * like every send.
  */
 struct netdev_queue;
 struct sroce_net_burst {
