@@ -99,19 +99,43 @@ why() {
 		grep -Eim1 'error|fail' "$SROCE_OUT/$1.out" || echo "no message"
 }
 
+# tcp_show LABEL: this guest's TCP resets, aborts and retransmissions
+# since boot, on stderr: perftest's side channel is TCP, and a failed
+# exchange there is otherwise silent about why.
+tcp_show() {
+	awk -v l="$1" '
+		$1 == "Tcp:" || $1 == "TcpExt:" {
+			if (!($1 in hdr)) { hdr[$1] = $0; next }
+			n = split(hdr[$1], k)
+			for (i = 2; i <= n; i++)
+				if (k[i] ~ /Rst|Reset|Abort|RetransSegs|TCPTimeouts/ && $i != 0)
+					s = s " " k[i] "=" $i
+		}
+		END { print "  " l ": tcp:" (s == "" ? " nothing" : s) }' \
+		/proc/net/snmp /proc/net/netstat >&2
+}
+
 # survived NAME: the run that had the wire disturbed under it (client in
 # b) either rode it out or reported an error completion; the passive
-# side in a just has to end.
+# side in a just has to end.  The client failing with no error
+# completion shows the device's counters and TCP's (the passive side its
+# TCP's whenever it ends with an error), so that such a failure says
+# whether the QP or perftest's side channel gave up.
 survived() {
 	local name=$1
 	bounded "$name" "$BG_PID" 90
 	if is_a; then
+		((RC == 0)) || tcp_show "$name"
 		log "$name: the passive side ended with rc $RC"
 	elif ((RC == 0)); then
 		log "$name: the QPs rode it out"
 	else
-		error_completion "$name" ||
-			{ cat "$SROCE_OUT/$name.out" >&2; fail "$name: rc $RC without an error completion"; }
+		error_completion "$name" || {
+			cat "$SROCE_OUT/$name.out" >&2
+			sroce_ctrs_show "$name"
+			tcp_show "$name"
+			fail "$name: rc $RC without an error completion"
+		}
 		log "$name: ended with an error completion: $(why "$name")"
 	fi
 }
