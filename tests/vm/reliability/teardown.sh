@@ -77,6 +77,7 @@ perftest_pair() {
 	local name=$1 tool=$2 port=$3 secs=$4 dev=${5:-$DEV} gid=${6:-$G4}
 	local peer=${7:-$SROCE_PEER} t0
 	t0=$(sroce_ctr tx_packets "$dev")
+	snap "$name" "$dev"
 	if is_a; then
 		bg "$name" "$tool" -d "$dev" -x "$gid" -p "$port" -D "$secs" "${PT[@]}"
 		sroce_wait_port "$port"
@@ -99,41 +100,54 @@ why() {
 		grep -Eim1 'error|fail' "$SROCE_OUT/$1.out" || echo "no message"
 }
 
-# tcp_show LABEL: this guest's TCP resets, aborts and retransmissions
-# since boot, on stderr: perftest's side channel is TCP, and a failed
-# exchange there is otherwise silent about why.
-tcp_show() {
-	awk -v l="$1" '
-		$1 == "Tcp:" || $1 == "TcpExt:" {
-			if (!($1 in hdr)) { hdr[$1] = $0; next }
-			n = split(hdr[$1], k)
-			for (i = 2; i <= n; i++)
-				if (k[i] ~ /Rst|Reset|Abort|RetransSegs|TCPTimeouts/ && $i != 0)
-					s = s " " k[i] "=" $i
-		}
-		END { print "  " l ": tcp:" (s == "" ? " nothing" : s) }' \
-		/proc/net/snmp /proc/net/netstat >&2
+# tcp_ctrs: this guest's TCP counters, NAME=VALUE a line.
+tcp_ctrs() {
+	awk '$1 == "Tcp:" || $1 == "TcpExt:" {
+		if (!($1 in hdr)) { hdr[$1] = $0; next }
+		n = split(hdr[$1], k)
+		for (i = 2; i <= n; i++)
+			print k[i] "=" $i
+	}' /proc/net/snmp /proc/net/netstat
+}
+
+# snap NAME DEV: the device's counters and TCP's as case NAME starts.
+snap() {
+	sroce_ctrs "$2" >"$SROCE_OUT/$1.ctr0"
+	tcp_ctrs >"$SROCE_OUT/$1.tcp0"
+}
+
+# moved NAME: on stderr, what moved since snap NAME: the device's
+# counters, and TCP's resets, aborts and retransmissions.  perftest's
+# side channel is TCP, and a failed exchange there says nothing of why.
+moved() {
+	sroce_ctrs "$DEV" >"$SROCE_OUT/$1.ctr1"
+	tcp_ctrs >"$SROCE_OUT/$1.tcp1"
+	{
+		sroce_ctr_delta "$SROCE_OUT/$1.ctr0" "$SROCE_OUT/$1.ctr1"
+		sroce_ctr_delta "$SROCE_OUT/$1.tcp0" "$SROCE_OUT/$1.tcp1" |
+			grep -E '^[A-Za-z]*(Rst|Reset|Abort|RetransSegs|TCPTimeouts)' || true
+	} | tr '\n' ' ' | sed "s/^/  $1: moved since the start: /" >&2
+	echo >&2
 }
 
 # survived NAME: the run that had the wire disturbed under it (client in
 # b) either rode it out or reported an error completion; the passive
 # side in a just has to end.  The client failing with no error
-# completion shows the device's counters and TCP's (the passive side its
-# TCP's whenever it ends with an error), so that such a failure says
-# whether the QP or perftest's side channel gave up.
+# completion shows what moved in the device's counters and TCP's (the
+# passive side too, whenever it ends with an error), so that such a
+# failure says whether the QP or perftest's side channel gave up.
 survived() {
 	local name=$1
 	bounded "$name" "$BG_PID" 90
 	if is_a; then
-		((RC == 0)) || tcp_show "$name"
+		((RC == 0)) || moved "$name"
 		log "$name: the passive side ended with rc $RC"
 	elif ((RC == 0)); then
 		log "$name: the QPs rode it out"
 	else
 		error_completion "$name" || {
 			cat "$SROCE_OUT/$name.out" >&2
-			sroce_ctrs_show "$name"
-			tcp_show "$name"
+			moved "$name"
 			fail "$name: rc $RC without an error completion"
 		}
 		log "$name: ended with an error completion: $(why "$name")"
