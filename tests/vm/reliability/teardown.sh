@@ -116,11 +116,12 @@ snap() {
 	tcp_ctrs >"$SROCE_OUT/$1.tcp0"
 }
 
-# moved NAME: on stderr, what moved since snap NAME: the device's
-# counters, and TCP's resets, aborts and retransmissions.  perftest's
-# side channel is TCP, and a failed exchange there says nothing of why.
+# moved NAME [DEV]: on stderr, what moved since snap NAME DEV (default
+# $DEV, as in perftest_pair): the device's counters, and TCP's resets,
+# aborts and retransmissions.  perftest's side channel is TCP, and a
+# failed exchange there says nothing of why.
 moved() {
-	sroce_ctrs "$DEV" >"$SROCE_OUT/$1.ctr1"
+	sroce_ctrs "${2:-$DEV}" >"$SROCE_OUT/$1.ctr1"
 	tcp_ctrs >"$SROCE_OUT/$1.tcp1"
 	{
 		sroce_ctr_delta "$SROCE_OUT/$1.ctr0" "$SROCE_OUT/$1.ctr1"
