@@ -122,6 +122,14 @@
  * sroce_comp_nak_stale()).
  */
 #define SROCE_MIN_INFLIGHT	16
+/*
+ * SROCE_DEV_INFLIGHT: unacknowledged PSNs a device's RC QPs may have out
+ * together.  Each QP with PSNs out takes an equal share, at least
+ * SROCE_MIN_INFLIGHT (sroce_qp_set_senders()): sixteen QPs that each
+ * fill SROCE_MAX_INFLIGHT overrun a receive buffer that one QP fits in,
+ * and go-back-N pays every loss with the window behind it.
+ */
+#define SROCE_DEV_INFLIGHT	256
 #define SROCE_NAK_RESEND_NS	2000000ull
 #define SROCE_NAK_STALE_MAX_NS	(SROCE_NAK_RESEND_NS << 4)
 /*
@@ -679,6 +687,7 @@ struct sroce_qp {
 		u32 psn_hi;	/* one past the highest PSN ever sent */
 		u32 noack;	/* packets since the last AckReq */
 		u32 win;	/* PSN window after a loss; 0 = SROCE_MAX_INFLIGHT */
+		u32 share;	/* of SROCE_DEV_INFLIGHT; 0: no device limit */
 		u32 win_psn;	/* comp.psn the window last grew from */
 		u8 retry_left;
 		u8 rnr_left;
@@ -834,6 +843,17 @@ bool sroce_qp_kick(struct sroce_qp *qp, u32 budget, u64 now_ns);
 
 /* True if sroce_qp_kick() has something to do right now. */
 bool sroce_qp_pending(const struct sroce_qp *qp);
+
+/*
+ * The device's share of in-flight PSNs (SROCE_DEV_INFLIGHT).  @senders:
+ * how many of the device's QPs are sending (sroce_qp_sending()), this one
+ * included; 0 lifts the limit.  Called before sroce_qp_kick(); a share
+ * smaller than what is out already stops the requester once the packets
+ * it sent since its last AckReq include one.
+ */
+void sroce_qp_set_senders(struct sroce_qp *qp, u32 senders);
+/* An RC requester with PSNs out: the device counts it in @senders. */
+bool sroce_qp_sending(const struct sroce_qp *qp);
 
 /*
  * A received packet, already ICRC-checked, parsed and matched to this QP

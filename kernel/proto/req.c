@@ -120,9 +120,49 @@ static u32 sroce_inflight(const struct sroce_qp *qp)
 	return d > 0 ? (u32)d : 0;
 }
 
-static u32 sroce_req_window(const struct sroce_qp *qp)
+static u32 sroce_req_own_window(const struct sroce_qp *qp)
 {
 	return qp->req.win ? qp->req.win : SROCE_MAX_INFLIGHT;
+}
+
+/* The QP's window, or its share of the device's if that is smaller. */
+static u32 sroce_req_window(const struct sroce_qp *qp)
+{
+	u32 w = sroce_req_own_window(qp);
+
+	return qp->req.share && qp->req.share < w ? qp->req.share : w;
+}
+
+void sroce_qp_set_senders(struct sroce_qp *qp, u32 senders)
+{
+	u32 share = senders ? SROCE_DEV_INFLIGHT / senders : 0;
+
+	if (senders && share < SROCE_MIN_INFLIGHT)
+		share = SROCE_MIN_INFLIGHT;
+	qp->req.share = share;
+}
+
+bool sroce_qp_sending(const struct sroce_qp *qp)
+{
+	return qp->type == SROCE_QPT_RC && sroce_qp_can_send(qp) &&
+	       sroce_inflight(qp);
+}
+
+/*
+ * The window is full.  The QP's own window changes only where go-back-N
+ * empties it; the device's share may shrink under packets already out,
+ * and if the last of them did not ask for an ACK none might come (the
+ * responder ACKs a message's end only after SROCE_ACK_DELAY_NS, and the
+ * middle of one not at all): then send on until the AckReq rule, which
+ * counts the share, makes one ask.
+ */
+static bool sroce_req_window_full(const struct sroce_qp *qp)
+{
+	u32 n = sroce_inflight(qp);
+
+	if (n >= sroce_req_own_window(qp))
+		return true;
+	return qp->req.share && n >= qp->req.share && !qp->req.noack;
 }
 
 /* A loss: halve the window (a timeout: shrink it to the minimum). */
@@ -160,7 +200,7 @@ static bool sroce_req_blocked(const struct sroce_qp *qp,
 	if (sroce_wr_is_local(w->wr.opcode) && !qp->req.off_psn && !w->status)
 		return (w->wr.send_flags & SROCE_SEND_FENCE) &&
 		       qp->comp.head != qp->req.next;
-	if (sroce_inflight(qp) >= sroce_req_window(qp))
+	if (sroce_req_window_full(qp))
 		return true;
 	if (qp->req.off_psn)
 		return false;

@@ -124,7 +124,7 @@ static double jain(const u64 *x, u32 n)
 	return sq > 0 ? sum * sum / (n * sq) : 0;
 }
 
-static void cc_opts(struct sim_opts *o, u64 seed, bool cc)
+static void cc_opts(struct sim_opts *o, u64 seed, bool cc, bool share)
 {
 	memset(o, 0, sizeof(*o));
 	o->seed = seed;
@@ -145,9 +145,10 @@ static void cc_opts(struct sim_opts *o, u64 seed, bool cc)
 	o->link.pmax_ppm = 10000;
 	o->nic_gbps = CC_GBPS;
 	o->cc = cc;
+	o->no_share = !share;	/* else each QP stands for one host */
 }
 
-static int cc_run(enum cc_kind kind, u32 n, bool cc, u64 seed,
+static int cc_run(enum cc_kind kind, u32 n, bool cc, bool share, u64 seed,
 		  struct cc_result *r)
 {
 	struct sim *s = calloc(1, sizeof(*s));
@@ -158,7 +159,7 @@ static int cc_run(enum cc_kind kind, u32 n, bool cc, u64 seed,
 
 	if (!s || !w)
 		abort();
-	cc_opts(&o, seed, cc);
+	cc_opts(&o, seed, cc, share);
 	sim_setup(s, &o);
 	s->wl = w;
 	s->on_cqe = cc_cqe;
@@ -271,9 +272,9 @@ u32 sim_cc_suite(bool full, u64 seed, u32 *failed)
 	for (i = 0; i < ARRAY_SIZE(ns); i++) {
 		if (!full && ns[i] != 4)
 			continue;
-		bad = cc_run(CC_INCAST, ns[i], false, seed, &off) < 0;
+		bad = cc_run(CC_INCAST, ns[i], false, false, seed, &off) < 0;
 		cc_row("incast", ns[i], false, &off);
-		bad |= cc_run(CC_INCAST, ns[i], true, seed, &on) < 0;
+		bad |= cc_run(CC_INCAST, ns[i], true, false, seed, &on) < 0;
 		cc_row("incast", ns[i], true, &on);
 		if (on.drops_settled)
 			bad = cc_miss("incast", ns[i], "buffer drops after settling");
@@ -288,9 +289,29 @@ u32 sim_cc_suite(bool full, u64 seed, u32 *failed)
 		runs += 2;
 		*failed += bad;
 	}
-	bad = cc_run(CC_BURST, 9, false, seed, &off) < 0;
+	/*
+	 * The same incast with the QPs on one device, DCQCN off: they share
+	 * SROCE_DEV_INFLIGHT, so the switch sees at most that much.
+	 */
+	for (i = 0; i < ARRAY_SIZE(ns); i++) {
+		if (!full && ns[i] != 4)
+			continue;
+		bad = cc_run(CC_INCAST, ns[i], false, false, seed, &off) < 0;
+		bad |= cc_run(CC_INCAST, ns[i], false, true, seed, &on) < 0;
+		cc_row("shared", ns[i], false, &on);
+		if (on.drops > off.drops || on.goodput < off.goodput)
+			bad = cc_miss("shared", ns[i],
+				      "more drops or less goodput than unshared");
+		if (ns[i] <= 4 && on.drops)
+			bad = cc_miss("shared", ns[i], "buffer drops");
+		if (on.errors || on.cnp || on.cuts || on.marked)
+			bad = cc_miss("shared", ns[i], "errors, or marked or cut");
+		runs += 2;
+		*failed += bad;
+	}
+	bad = cc_run(CC_BURST, 9, false, false, seed, &off) < 0;
 	cc_row("burst", 9, false, &off);
-	bad |= cc_run(CC_BURST, 9, true, seed, &on) < 0;
+	bad |= cc_run(CC_BURST, 9, true, false, seed, &on) < 0;
 	cc_row("burst", 9, true, &on);
 	if (on.errors || on.burst_ms <= 0)
 		bad = cc_miss("burst", 9, "the burst did not complete");

@@ -84,14 +84,15 @@ static void print_cmd(FILE *f, const struct sim_opts *o)
 		strcat(types, "ud,");
 	if (types[0])
 		types[strlen(types) - 1] = 0;
-	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --rd-atomic %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s\n",
+	fprintf(f, "sim --seed %llu --scenario %s --qps %u --msgs %u --max-size %u --mtu %u --%s --types %s --depth %u --rd-atomic %u --timeout %u --retry %u --rnr-retry %u%s%s%s%s%s%s --delay %llu --jitter %llu --gbps %llu%s%s\n",
 		(unsigned long long)o->seed, o->scenario, o->nqp, o->msgs,
 		o->max_size, o->mtu ? sroce_mtu_bytes(o->mtu) : 0,
 		o->ipv6 < 0 ? "ip-any" : o->ipv6 ? "ipv6" : "ipv4", types,
 		o->depth, o->rd_atomic, o->timeout, o->retry_cnt, o->rnr_retry, l, d, r, c, lr, eb,
 		(unsigned long long)o->link.delay_ns,
 		(unsigned long long)o->link.jitter_ns,
-		(unsigned long long)o->link.gbps, o->verbose ? " -v" : "");
+		(unsigned long long)o->link.gbps,
+		o->no_share ? " --no-share" : "", o->verbose ? " -v" : "");
 }
 
 /* One run; returns 0 if it passed. */
@@ -392,6 +393,7 @@ static void usage(void)
 	       "  --emit-busy PCT     emit() refuses a packet (TX queue full)\n"
 	       "  --emit-busy-us US   ... and goes on refusing for up to US (5.5)\n"
 	       "  --absent PCT        a copy finds its memory not present (ODP)\n"
+	       "  --no-share          QPs do not share the in-flight budget\n"
 	       "  --trace PAIR        print every packet of QP pair PAIR\n"
 	       "  -v                  a line per run\n"
 	       "scenarios:");
@@ -419,7 +421,7 @@ int main(int argc, char **argv)
 		{ "trace", 1, 0, 'x' }, { "scale", 1, 0, 'X' },
 		{ "late-recv", 1, 0, 'L' }, { "rd-atomic", 1, 0, 'A' },
 		{ "emit-busy", 1, 0, 'E' }, { "emit-busy-us", 1, 0, 'B' },
-		{ "absent", 1, 0, 'P' },
+		{ "absent", 1, 0, 'P' }, { "no-share", 0, 0, 'H' },
 		{ 0, 0, 0, 0 }
 	};
 	struct sim_opts o;
@@ -512,6 +514,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			o.absent_ppm = pct(optarg);
+			break;
+		case 'H':
+			o.no_share = true;
 			break;
 		case 'B':
 			o.emit_busy_ns = (u64)(atof(optarg) * 1000.0);

@@ -739,10 +739,73 @@ static void sc_nak_stale(struct sim *s)
 	buf_free(s, &tgt, 1);
 }
 
+/*
+ * The device's in-flight share shrinks under a QP's packets.  Pair 0
+ * streams alone, and once it has PSNs out that no AckReq covers yet,
+ * fifteen more pairs start: its share falls from SROCE_MAX_INFLIGHT to
+ * SROCE_MIN_INFLIGHT, below what it has out.  It must ask for an ACK
+ * before it stops (req.c, sroce_req_window_full()): no ACK timeout, and
+ * every WRITE completes.
+ */
+#define SC_SHARE_PAIRS	16
+#define SC_SHARE_MSGS	4
+
+static void sc_share(struct sim *s)
+{
+	u32 mtu = sroce_mtu_bytes(s->o.mtu), i, ok = 0;
+	struct sc *x = SC(s);
+	struct sroce_send_wqe w;
+	struct sc_buf tgt;
+	u64 timeouts = 0;
+	u8 side;
+
+	for (side = 0; side < 2; side++) {
+		memset(&s->link[side].cfg, 0, sizeof(s->link[side].cfg));
+		s->link[side].cfg.delay_ns = 50000;
+		s->link[side].cfg.gbps = 10;
+	}
+	buf_make(s, &tgt, 1, 1 << 20, SROCE_ACCESS_REMOTE_WRITE);
+	for (i = 0; i < SC_SHARE_MSGS; i++)
+		post(s, 1 + i, SROCE_WR_RDMA_WRITE, 256 << 10, tgt.key,
+		     tgt.iova);
+	sim_service(s, &s->qp[0][0]);
+	/* Well inside its first 64 packets, whose last asks for the ACK. */
+	run_for(s, 24 * (u64)mtu * 8 / 10);
+	if (!s->qp[0][0].q->qp.req.noack)
+		sim_fail(s, "share: pair 0 has nothing out without AckReq");
+	for (i = 1; i < SC_SHARE_PAIRS; i++) {
+		memset(&w, 0, sizeof(w));
+		w.wr_id = 100 + i;
+		w.opcode = SROCE_WR_RDMA_WRITE;
+		w.send_flags = SROCE_SEND_SIGNALED;
+		w.num_sge = 1;
+		w.sge[0].addr = x->lbuf[0].iova;
+		w.sge[0].length = 64 << 10;
+		w.sge[0].lkey = x->lbuf[0].key;
+		w.rdma.remote_addr = tgt.iova;
+		w.rdma.rkey = tgt.key;
+		sroce_ep_post_send(s->qp[0][i].q, &w);
+		sim_service(s, &s->qp[0][i]);
+	}
+	run_for(s, 1000000000ull);
+	for (i = 0; i < x->n[0][0]; i++)
+		ok += x->cqe[0][0][i].status == SROCE_WC_SUCCESS;
+	for (i = 0; i < SC_SHARE_PAIRS; i++)
+		timeouts += s->qp[0][i].q->qp.stats.timeouts;
+	if (ok != SC_SHARE_MSGS + SC_SHARE_PAIRS - 1 || x->n[0][0] != ok)
+		sim_fail(s, "share: %u of %u completions, %u successful",
+			 x->n[0][0], SC_SHARE_MSGS + SC_SHARE_PAIRS - 1, ok);
+	if (timeouts || s->link[0].st.lost)
+		sim_fail(s, "share: %llu ACK timeouts, %llu frames lost; expected none",
+			 (unsigned long long)timeouts,
+			 (unsigned long long)s->link[0].st.lost);
+	buf_free(s, &tgt, 1);
+}
+
 const char *const sim_scenarios[] = {
 	"retry_exc", "rnr_exc", "rnr_inf", "acc_rkey", "acc_bounds",
 	"acc_ro", "acc_wo", "acc_atomic", "acc_cross", "err_mid", "srq",
-	"xrc", "nak_stale", "mcast", NULL,
+	"xrc", "nak_stale", "share", "mcast", NULL,
 };
 
 int sim_scenario(struct sim *s, const char *name)
@@ -773,8 +836,10 @@ int sim_scenario(struct sim *s, const char *name)
 		s->o.rnr_retry = 7;
 	if (k == 10)
 		s->srq1 = true;
-	if (k == 12)
+	if (k == 12 || k == 13)
 		s->o.timeout = 14;	/* 67 ms: far beyond the round trip */
+	if (k == 13)
+		s->o.nic_gbps = 10;	/* a packet per kick, as on a wire */
 	sim_add_pair(s, k == 11 ? SROCE_QPT_XRC_INI : SROCE_QPT_RC, 64);
 	if (k == 10)
 		sim_add_pair(s, SROCE_QPT_RC, 64);
@@ -782,6 +847,8 @@ int sim_scenario(struct sim *s, const char *name)
 		sim_add_pair(s, SROCE_QPT_XRC_INI, 64);
 		sim_add_pair(s, SROCE_QPT_XRC_INI, 64);
 	}
+	for (i = 1; k == 13 && i < SC_SHARE_PAIRS; i++)
+		sim_add_pair(s, SROCE_QPT_RC, 64);
 	buf_make(s, &x->lbuf[0], 0, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	buf_make(s, &x->lbuf[1], 1, 1 << 20, SROCE_ACCESS_LOCAL_WRITE);
 	if (!s->failed) {
@@ -809,6 +876,9 @@ int sim_scenario(struct sim *s, const char *name)
 			break;
 		case 12:
 			sc_nak_stale(s);
+			break;
+		case 13:
+			sc_share(s);
 			break;
 		}
 	}

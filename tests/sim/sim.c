@@ -286,6 +286,19 @@ static void rearm(struct sim *s, struct sim_qp *sq)
 	sim_evq_push(&s->evq, &e);
 }
 
+/* As the kernel glue does: @sq's side's sending QPs, @sq counted. */
+static u32 senders(const struct sim *s, const struct sim_qp *sq)
+{
+	u32 i, n = !sroce_qp_sending(&sq->q->qp);
+
+	if (s->o.no_share)
+		return 0;
+	for (i = 0; i < s->nqp; i++)
+		if (s->qp[sq->side][i].q)	/* NULL while a pair is added */
+			n += sroce_qp_sending(&s->qp[sq->side][i].q->qp);
+	return n;
+}
+
 void sim_service(struct sim *s, struct sim_qp *sq)
 {
 	struct sroce_ep_qp *q = sq->q;
@@ -294,9 +307,11 @@ void sim_service(struct sim *s, struct sim_qp *sq)
 
 	do {
 		/* Posting is followed by a kick: pending() cannot see the SQ. */
+		sroce_qp_set_senders(&q->qp, senders(s, sq));
 		sroce_qp_kick(&q->qp, 256, SROCE_NOW_LAZY);
 		while (sroce_qp_pending(&q->qp) &&
 		       s->now >= sq->tx_busy_until) {
+			sroce_qp_set_senders(&q->qp, senders(s, sq));
 			sroce_qp_kick(&q->qp, 256, SROCE_NOW_LAZY);
 			if (++guard > 100000) {
 				sim_fail(s, "qp %#x: kick never settles",

@@ -36,6 +36,11 @@ struct sim_opts {
 	/* Per-sender NIC rate: emit refuses while the last frame serialises. */
 	u64 nic_gbps;
 	bool cc;		/* DCQCN on: ECT frames, CNPs, rate limiting */
+	/*
+	 * Each side's QPs do not share SROCE_DEV_INFLIGHT, as the kernel's
+	 * on one device do (sim_service): each stands for its own host.
+	 */
+	bool no_share;
 	u8 icrc[2];		/* enum sim_icrc of each side */
 	bool verbose;
 	u32 trace;		/* 1 + index of a QP pair to trace */
