@@ -315,6 +315,9 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 			ibdev_warn(ibdev, "%d %s object(s) leaked\n", n,
 				   sroce_obj_name[i]);
 	}
+	n = atomic_read(&sdev->senders);
+	if (n)
+		ibdev_warn(ibdev, "%d in-flight sender(s) leaked\n", n);
 	/* Deferred MR frees still use the device (ib_umem_release). */
 	sroce_mr_flush_frees();
 	sroce_mcast_cleanup(sdev);
@@ -419,6 +422,7 @@ struct sroce_dev *sroce_dev_create(struct net_device *ndev)
 	spin_lock_init(&sdev->port_lock);
 	for (i = 0; i < SROCE_OBJ_MAX; i++)
 		atomic_set(&sdev->nobj[i], 0);
+	atomic_set(&sdev->senders, 0);
 	/* Index 0 is never handed out: key 0 and ah_num 0 stay invalid. */
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);

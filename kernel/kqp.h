@@ -64,6 +64,23 @@ static inline bool sroce_kqp_is_ud(const struct sroce_kqp *kqp)
 	return kqp->ibqp.qp_type == IB_QPT_UD || kqp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/*
+ * Lock held, after core calls: keep sdev->senders, the QPs the device's
+ * in-flight budget is shared by (sroce_qp_set_senders()), in step.
+ */
+static inline void sroce_kqp_count_sending(struct sroce_kqp *kqp)
+{
+	bool sending = !kqp->dying && sroce_qp_sending(&kqp->core);
+
+	if (likely(sending == kqp->sending))
+		return;
+	kqp->sending = sending;
+	if (sending)
+		atomic_inc(&kqp->sdev->senders);
+	else
+		atomic_dec(&kqp->sdev->senders);
+}
+
 /* Every call into kqp->core is made between these two. */
 static inline void sroce_kqp_lock(struct sroce_kqp *kqp)
 	__acquires(&kqp->lock)
@@ -91,6 +108,7 @@ static inline void sroce_kqp_unlock_raw(struct sroce_kqp *kqp)
 	u8 fire = kqp->cq_fire;
 
 	kqp->cq_fire = 0;
+	sroce_kqp_count_sending(kqp);
 	/* Found by this core call; not valid in the next (srq.c). */
 	kqp->xsrq = NULL;
 	kqp->xcq_fire = NULL;
@@ -135,6 +153,7 @@ static inline void sroce_kqp_unlock_irqs_off(struct sroce_kqp *kqp)
 	__releases(&kqp->lock)
 {
 	/* Such a caller completes nothing (above): nothing to notify. */
+	sroce_kqp_count_sending(kqp);
 	kqp->xsrq = NULL;
 	kqp->xcq_fire = NULL;
 	spin_unlock(&kqp->lock);

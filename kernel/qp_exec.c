@@ -227,6 +227,16 @@ static void sroce_kqp_check_broken(struct sroce_kqp *kqp)
 }
 
 /*
+ * How many QPs share the device's in-flight budget, @kqp counted.  Read
+ * without a lock: a share one QP too large or small for one kick is
+ * harmless.
+ */
+static u32 sroce_kqp_senders(const struct sroce_kqp *kqp)
+{
+	return (u32)atomic_read(&kqp->sdev->senders) + !kqp->sending;
+}
+
+/*
  * Lock held: run the requester and pending responses for @budget packets.
  * True if a further pass is due at once: the budget ran out, or WQEs were
  * pulled without the SQ being seen empty (the budget may have ended on a
@@ -238,6 +248,7 @@ bool sroce_kqp_kick(struct sroce_kqp *kqp, u32 budget, u64 now)
 	bool more;
 
 	kqp->sq_asked = false;
+	sroce_qp_set_senders(&kqp->core, sroce_kqp_senders(kqp));
 	more = sroce_qp_kick(&kqp->core, budget, now);
 	/* Its packets leave before the timer is armed (net_direct.c). */
 	sroce_net_flush(kqp->sdev, &kqp->burst);
@@ -389,6 +400,7 @@ void sroce_kqp_exec_stop(struct sroce_kqp *kqp)
 {
 	spin_lock_bh(&kqp->lock);
 	kqp->dying = true;
+	sroce_kqp_count_sending(kqp);	/* no longer counted */
 	sroce_net_flush(kqp->sdev, &kqp->burst);
 	spin_unlock_bh(&kqp->lock);
 	sroce_kqp_defer_unlink(kqp);

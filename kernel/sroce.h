@@ -98,6 +98,8 @@ struct sroce_dev {
 	enum ib_port_state	port_state;
 	spinlock_t		port_lock;	/* serialises port_state */
 	atomic_t		nobj[SROCE_OBJ_MAX];
+	/* RC QPs with PSNs out (sroce_kqp.sending): SROCE_DEV_INFLIGHT */
+	atomic_t		senders;
 	/* counters.c; zeroed by ib_alloc_device, lock set up by newlink. */
 	struct sroce_counters	ctrs;
 
@@ -609,6 +611,7 @@ struct sroce_kqp {
 	bool			sq_sig_all;
 	bool			dying;		/* destroy started: no more core calls */
 	bool			sq_asked;	/* next_send found the SQ empty */
+	bool			sending;	/* counted in sdev->senders */
 	/* CQs to notify once the lock is dropped (SROCE_KQP_FIRE_*). */
 	u8			cq_fire;
 	u8			broken;		/* a ring index or WQE was impossible */
